@@ -1,0 +1,127 @@
+#pragma once
+
+// `Runtime`: where a cluster's pods live. `LocalRuntime` (src/runtime/local)
+// runs each pod as a set of Linux namespaces on this host, which is the
+// embedded default; a Kubernetes runtime would turn the same `PodSpec`s into
+// Slinky resources. The reconciler talks only to this interface.
+//
+// Paths in this file: a *relative* path names a file inside the cluster's own
+// directory that the runtime manages (rendered configuration, secrets); an
+// *absolute* source path names a host directory (a volume).
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "corral/process.h"
+#include "corral/status.h"
+
+namespace corral {
+
+struct Mount {
+  std::string source;  // Relative: inside the cluster dir. Absolute: host path.
+  std::string target;  // Absolute path inside the pod.
+  bool readOnly = false;
+};
+
+// How the pod's supervisor knows a daemon is ready before it starts the next.
+struct Readiness {
+  int tcpPort = 0;         // Something accepts connections on 127.0.0.1:port or the pod address.
+  std::string unixSocket;  // This socket path accepts connections.
+  std::chrono::milliseconds timeout{30000};
+};
+
+// One long-running process of a pod (the local equivalent of a container).
+// The supervisor starts daemons in order, waiting for each one's readiness, and
+// restarts a daemon that exits.
+struct DaemonSpec {
+  std::string name;
+  std::vector<std::string> argv;
+  std::map<std::string, std::string> env;
+  Readiness ready;
+};
+
+struct PodSpec {
+  std::string cluster;
+  std::string name;  // Also the hostname: controller, login, slinky-0, …
+  std::string role;  // controller | login | worker
+  std::string address;
+  int prefixLength = 24;
+  int gpus = 0;  // Simulated GPUs: /dev/nvidia0 … /dev/nvidia(gpus-1).
+  std::vector<Mount> mounts;
+  // Directories that are private to this pod instance and erased whenever the
+  // pod is recreated (the seed's "/root … No").
+  std::vector<std::string> ephemeralDirs;
+  // Directories created (mode 0755) after the mounts, before any daemon
+  // starts, e.g. `/run/munge` inside an ephemeral `/run`.
+  std::vector<std::string> setupDirs;
+  std::vector<DaemonSpec> daemons;
+};
+
+// A file that the renderer produced, with the permission bits it needs
+// (`slurmdbd.conf` must be 0600, for example).
+struct RenderedFile {
+  std::string content;
+  int mode = 0644;
+  bool operator==(const RenderedFile&) const = default;
+};
+using RenderedFiles = std::map<std::string, RenderedFile>;
+
+struct ClusterNetwork {
+  std::string cluster;
+  int64_t id = 0;      // The store's cluster id; names the bridge.
+  std::string subnet;  // e.g. 172.29.3.0/24; the host takes the first address.
+};
+
+struct PodStatus {
+  bool exists = false;   // The runtime knows the pod (it may have died).
+  bool running = false;  // Its supervisor is alive.
+  bool ready = false;    // Every daemon reached readiness.
+  std::string message;   // Why it is not ready, if known.
+};
+
+class Runtime {
+ public:
+  virtual ~Runtime() = default;
+
+  // Creates, if absent, everything the cluster's pods share: its network, its
+  // directory and its secrets (munge key, SSH host keys). Idempotent.
+  virtual Status prepareCluster(const ClusterNetwork& net) = 0;
+
+  // Writes rendered files (relative path -> content) into the cluster's
+  // directory; each file is replaced atomically. Files not named are kept.
+  virtual Status writeFiles(const std::string& cluster, const RenderedFiles& files) = 0;
+
+  // Reads a file from the cluster's directory (e.g. a public host key).
+  virtual StatusOr<std::string> readFile(const std::string& cluster, const std::string& path) = 0;
+
+  // Starts the pod unless it is already running; a pod that exists but died is
+  // recreated with fresh ephemeral directories. Returns once the supervisor
+  // runs; readiness is reported by `podStatus`.
+  virtual Status startPod(const PodSpec& spec) = 0;
+
+  virtual StatusOr<PodStatus> podStatus(const std::string& cluster, const std::string& pod) = 0;
+
+  // Names of the pods of `cluster` that exist on the runtime.
+  virtual StatusOr<std::vector<std::string>> listPods(const std::string& cluster) = 0;
+
+  // Stops the pod (SIGTERM to its daemons, then SIGKILL after a grace period)
+  // and erases its ephemeral directories. OK if it did not exist.
+  virtual Status stopPod(const std::string& cluster, const std::string& pod) = 0;
+
+  // Runs `argv` inside the pod's namespaces, as root.
+  virtual StatusOr<ProcessResult> exec(const std::string& cluster, const std::string& pod,
+                                       const std::vector<std::string>& argv,
+                                       const ProcessOptions& options = {}) = 0;
+
+  // Stops every pod of the cluster and removes its network and directory. OK
+  // if nothing was there.
+  virtual Status destroyCluster(const ClusterNetwork& net) = 0;
+
+  // Names of the clusters that have anything on this runtime, for finding
+  // orphans after a crash.
+  virtual StatusOr<std::vector<std::string>> listClusters() = 0;
+};
+
+}  // namespace corral

@@ -1,0 +1,54 @@
+#pragma once
+
+// `Store`: the durable record of every cluster's desired state, its observed
+// status and its event log. `SqliteStore` is the embedded default;
+// `FakeStore` (test/fakes) enforces the same contract in memory, including
+// version conflicts.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "corral/spec.h"
+#include "corral/status.h"
+
+namespace corral {
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // Inserts a new cluster. Assigns `id`, sets `version` to 1 and returns the
+  // stored record. Conflict if a cluster with that name exists.
+  virtual StatusOr<ClusterRecord> createCluster(ClusterRecord record) = 0;
+
+  // NotFound if there is no cluster with that name.
+  virtual StatusOr<ClusterRecord> getCluster(const std::string& name) = 0;
+
+  // Every cluster, ordered by id.
+  virtual StatusOr<std::vector<ClusterRecord>> listClusters() = 0;
+
+  // Replaces the stored record whose name is `record.spec.name`, provided its
+  // stored version equals `record.version`; otherwise Conflict and nothing
+  // changes. Returns the record as stored (with its new version).
+  virtual StatusOr<ClusterRecord> updateCluster(const ClusterRecord& record) = 0;
+
+  // Removes the cluster and its events. NotFound if absent.
+  virtual Status deleteCluster(const std::string& name) = 0;
+
+  // Appends to the cluster's event log (the store sets `id`).
+  virtual Status appendEvent(const Event& event) = 0;
+
+  // The newest `limit` events of a cluster, oldest first.
+  virtual StatusOr<std::vector<Event>> listEvents(const std::string& cluster, int limit) = 0;
+
+  // A process-wide, durable, strictly increasing counter named `name`,
+  // starting at 1.
+  virtual StatusOr<int64_t> nextSequence(const std::string& name) = 0;
+};
+
+// Opens (creating if needed) the SQLite database at `path`. Thread-safe: the
+// returned store serialises its own access.
+StatusOr<std::unique_ptr<Store>> openSqliteStore(const std::string& path);
+
+}  // namespace corral

@@ -1,0 +1,200 @@
+#include "api/server.h"
+
+#include <httplib.h>
+
+#include <nlohmann/json.hpp>
+
+#include "common/log.h"
+#include "common/spec_json.h"
+#include "common/validation.h"
+
+namespace corral {
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kMaxBody = 1 << 20;
+
+void sendJson(httplib::Response& res, int status, const json& body) {
+  res.status = status;
+  res.set_content(body.dump(2) + "\n", "application/json");
+}
+
+void sendError(httplib::Response& res, const Status& s) {
+  sendJson(res, httpStatus(s.code()),
+           {{"error", {{"code", codeName(s.code())}, {"message", s.message()}}}});
+}
+
+json clusterView(const ClusterRecord& r, const std::map<std::string, NodeObservation>& observed) {
+  json nodes = json::array();
+  for (const auto& n : r.nodes) {
+    json v = nodeToJson(n);
+    v["gpus"] = n.group == kGpuGroup ? r.spec.gpusPerNode : 0;
+    auto it = observed.find(n.name);
+    v["state"] = it == observed.end() ? "" : it->second.state;
+    v["reason"] = it == observed.end() ? "" : it->second.reason;
+    nodes.push_back(v);
+  }
+  return {{"name", r.spec.name},
+          {"status", statusName(r.status)},
+          {"phase", r.phase},
+          {"reason", r.reason},
+          {"revision", r.revision},
+          {"appliedRevision", r.appliedRevision},
+          {"spec", specToJson(r.spec)},
+          {"subnet", r.subnet},
+          {"login", {{"address", r.loginAddress}, {"port", 22}, {"hostKey", r.loginHostKey}}},
+          {"nodes", nodes},
+          {"createdAt", r.createdAt},
+          {"updatedAt", r.updatedAt}};
+}
+
+}  // namespace
+
+ApiServer::ApiServer(Store& store, Reconciler& reconciler, Clock& clock)
+    : store_(store), reconciler_(reconciler), clock_(clock), http_(new httplib::Server) {
+  routes();
+}
+
+ApiServer::~ApiServer() { stop(); }
+
+Status ApiServer::bind(const std::string& host, int port) {
+  if (port == 0) {
+    port_ = http_->bind_to_any_port(host.c_str());
+    if (port_ <= 0) return unavailable("cannot bind " + host);
+    return Status::ok();
+  }
+  if (!http_->bind_to_port(host.c_str(), port))
+    return unavailable("cannot listen on " + host + ":" + std::to_string(port) +
+                       " (is another corrald running? choose another with --listen)");
+  port_ = port;
+  return Status::ok();
+}
+
+void ApiServer::serve() { http_->listen_after_bind(); }
+
+void ApiServer::stop() {
+  if (http_) http_->stop();
+}
+
+void ApiServer::routes() {
+  http_->set_payload_max_length(kMaxBody);
+  http_->set_exception_handler([](const httplib::Request&, httplib::Response& res,
+                                  std::exception_ptr) {
+    sendError(res, internalError("the server hit an unexpected error; see corrald's log"));
+  });
+  http_->set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    if (res.status == 404)
+      sendError(res, notFound("no such endpoint: " + req.method + " " + req.path));
+    else if (res.status == 413)
+      sendError(res, invalidArgument("request body too large (limit 1 MiB)"));
+    else if (res.status >= 400)
+      sendError(res, Status(res.status >= 500 ? Code::kInternal : Code::kInvalidArgument,
+                            "bad request"));
+  });
+
+  http_->Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+    sendJson(res, 200, {{"status", "ok"}});
+  });
+
+  http_->Get("/api/v1/clusters", [this](const httplib::Request&, httplib::Response& res) {
+    auto all = store_.listClusters();
+    if (!all.isOk()) return sendError(res, all.status());
+    json list = json::array();
+    for (const auto& r : *all) list.push_back(clusterView(r, reconciler_.observedNodes(r.spec.name)));
+    sendJson(res, 200, {{"clusters", list}});
+  });
+
+  http_->Post("/api/v1/clusters", [this](const httplib::Request& req, httplib::Response& res) {
+    json body = json::parse(req.body, nullptr, false);
+    if (body.is_discarded() || !body.is_object())
+      return sendError(res, invalidArgument("request body must be a JSON object"));
+    auto spec = specFromJson(body, /*strict=*/true);
+    if (!spec.isOk()) return sendError(res, spec.status());
+    if (Status s = validateClusterSpec(*spec); !s.isOk()) return sendError(res, s);
+    ClusterRecord r;
+    r.spec = *spec;
+    r.status = ClusterStatus::kCreating;
+    r.phase = "queued";
+    r.revision = 1;
+    r.createdAt = r.updatedAt = clock_.unixMillis() / 1000;
+    auto created = store_.createCluster(r);
+    if (!created.isOk()) {
+      if (created.status().code() == Code::kConflict)
+        return sendError(res, conflict("a cluster named \"" + r.spec.name +
+                                       "\" already exists; choose another name or delete it first"));
+      return sendError(res, created.status());
+    }
+    Event e{0, r.spec.name, clock_.unixMillis(), "Normal", "CreateRequested",
+            "create requested: " + std::to_string(r.spec.gpuNodes) + " GPU nodes x " +
+                std::to_string(r.spec.gpusPerNode) + " GPUs, " + std::to_string(r.spec.cpuNodes) +
+                " CPU nodes"};
+    (void)store_.appendEvent(e);
+    reconciler_.enqueue(r.spec.name);
+    sendJson(res, 201, clusterView(*created, {}));
+  });
+
+  // Names that are not valid cluster names cannot exist: answer 404 without
+  // touching the store (this also stops path tricks like "..").
+  auto lookup = [this](const std::string& name, httplib::Response& res) -> StatusOr<ClusterRecord> {
+    if (!validateClusterName(name).isOk()) {
+      Status s = notFound("no cluster named \"" + name + "\"");
+      sendError(res, s);
+      return s;
+    }
+    auto r = store_.getCluster(name);
+    if (!r.isOk()) {
+      Status s = r.status().code() == Code::kNotFound ? notFound("no cluster named \"" + name + "\"")
+                                                      : r.status();
+      sendError(res, s);
+      return s;
+    }
+    return r;
+  };
+
+  http_->Get(R"(/api/v1/clusters/([^/]+))", [this, lookup](const httplib::Request& req,
+                                                           httplib::Response& res) {
+    auto r = lookup(req.matches[1], res);
+    if (!r.isOk()) return;
+    sendJson(res, 200, clusterView(*r, reconciler_.observedNodes(r->spec.name)));
+  });
+
+  http_->Delete(R"(/api/v1/clusters/([^/]+))", [this, lookup](const httplib::Request& req,
+                                                              httplib::Response& res) {
+    auto r = lookup(req.matches[1], res);
+    if (!r.isOk()) return;
+    ClusterRecord rec = *r;
+    for (int attempt = 0; rec.status != ClusterStatus::kDeleting; ++attempt) {
+      rec.status = ClusterStatus::kDeleting;
+      rec.phase = "queued";
+      rec.updatedAt = clock_.unixMillis() / 1000;
+      auto u = store_.updateCluster(rec);
+      if (u.isOk()) {
+        rec = *u;
+        (void)store_.appendEvent(
+            {0, rec.spec.name, clock_.unixMillis(), "Normal", "DeleteRequested", "delete requested"});
+        break;
+      }
+      if (u.status().code() != Code::kConflict || attempt > 10) return sendError(res, u.status());
+      auto again = store_.getCluster(rec.spec.name);
+      if (!again.isOk()) return sendError(res, again.status());
+      rec = *again;
+    }
+    reconciler_.enqueue(rec.spec.name);
+    sendJson(res, 202, clusterView(rec, {}));
+  });
+
+  http_->Get(R"(/api/v1/clusters/([^/]+)/events)", [this, lookup](const httplib::Request& req,
+                                                                  httplib::Response& res) {
+    auto r = lookup(req.matches[1], res);
+    if (!r.isOk()) return;
+    auto events = store_.listEvents(r->spec.name, 500);
+    if (!events.isOk()) return sendError(res, events.status());
+    json list = json::array();
+    for (const auto& e : *events) list.push_back(eventToJson(e));
+    sendJson(res, 200, {{"events", list}});
+  });
+}
+
+}  // namespace corral

@@ -1,0 +1,248 @@
+#include "cli/client.h"
+
+#include <cctype>
+#include <exception>
+#include <utility>
+
+#include "cli/http.h"
+
+namespace corral {
+namespace {
+
+constexpr const char* kUserAgent = "corral-cli/0.1.0";
+
+// A short, single-line excerpt of a body for error messages: a proxy's HTML
+// page should not flood the terminal.
+std::string excerpt(const std::string& body) {
+  constexpr size_t kMax = 200;
+  std::string s = body.substr(0, kMax);
+  for (char& c : s) {
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  }
+  if (body.size() > kMax) s += "…";
+  return s;
+}
+
+bool allDigits(const std::string& s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
+
+// Says what went wrong in words that fit after "cannot reach corrald at URL: ".
+std::string transportReason(httplib::Error error, const ClientTimeouts& timeouts) {
+  switch (error) {
+    case httplib::Error::Connection:
+      return "could not connect";
+    case httplib::Error::ConnectionTimeout:
+      return "no connection within " + std::to_string(timeouts.connect.count()) + "s";
+    case httplib::Error::Read:
+      return "no complete answer within " + std::to_string(timeouts.read.count()) + "s";
+    case httplib::Error::Write:
+      return "could not send the request";
+    default: {
+      std::string s = httplib::to_string(error);
+      if (!s.empty()) s[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(s[0])));
+      return s;
+    }
+  }
+}
+
+}  // namespace
+
+std::string ServerUrl::toString() const {
+  return scheme + "://" + host + ":" + std::to_string(port);
+}
+
+StatusOr<ServerUrl> parseServerUrl(const std::string& text) {
+  auto bad = [&](const std::string& why) {
+    return invalidArgument("invalid server URL \"" + text + "\": " + why +
+                           "; expected http://HOST:PORT, e.g. " + kDefaultServer);
+  };
+  ServerUrl url;
+  std::string rest = text;
+  size_t sep = rest.find("://");
+  if (sep == std::string::npos) {
+    url.scheme = "http";
+  } else {
+    url.scheme = rest.substr(0, sep);
+    for (char& c : url.scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    rest = rest.substr(sep + 3);
+    if (url.scheme != "http" && url.scheme != "https") {
+      return bad("the scheme must be http or https");
+    }
+  }
+  if (!rest.empty() && rest.back() == '/') rest.pop_back();
+  if (rest.find_first_of("/?#@ ") != std::string::npos) {
+    return bad("it must not have a path, query or user");
+  }
+  std::string portText;
+  if (!rest.empty() && rest.front() == '[') {
+    size_t close = rest.find(']');
+    if (close == std::string::npos) return bad("unterminated IPv6 address");
+    url.host = rest.substr(0, close + 1);
+    std::string after = rest.substr(close + 1);
+    if (!after.empty()) {
+      if (after.front() != ':') return bad("unexpected text after the address");
+      portText = after.substr(1);
+      if (portText.empty()) return bad("empty port");
+    }
+  } else {
+    size_t colon = rest.find(':');
+    url.host = rest.substr(0, colon);
+    if (colon != std::string::npos) {
+      portText = rest.substr(colon + 1);
+      if (portText.empty()) return bad("empty port");
+    }
+  }
+  if (url.host.empty() || url.host == "[]") return bad("no host");
+  if (portText.empty()) {
+    url.port = url.scheme == "https" ? 443 : 80;
+  } else {
+    if (!allDigits(portText) || portText.size() > 5) return bad("the port must be a number");
+    url.port = std::stoi(portText);
+    if (url.port < 1 || url.port > 65535) return bad("the port must be 1-65535");
+  }
+  return url;
+}
+
+std::string encodePathSegment(const std::string& s) {
+  static const char* kHex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 0xF];
+    }
+  }
+  return out;
+}
+
+Code codeFromName(const std::string& name) {
+  for (Code c :
+       {Code::kInvalidArgument, Code::kNotFound, Code::kConflict, Code::kFailedPrecondition,
+        Code::kUnauthenticated, Code::kUnavailable, Code::kInternal}) {
+    if (name == codeName(c)) return c;
+  }
+  return Code::kInternal;
+}
+
+Code codeFromHttpStatus(int status) {
+  switch (status) {
+    case 400:
+      return Code::kInvalidArgument;
+    case 401:
+      return Code::kUnauthenticated;
+    case 404:
+      return Code::kNotFound;
+    case 409:
+      return Code::kConflict;
+    case 503:
+      return Code::kUnavailable;
+    default:
+      return Code::kInternal;
+  }
+}
+
+StatusOr<Json> interpretAnswer(int status, const std::string& body) {
+  // `parse(…, nullptr, false)` reports bad JSON as a discarded value instead of
+  // throwing, so no exception leaves this function.
+  Json parsed = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (status >= 200 && status < 300) {
+    if (parsed.is_discarded()) {
+      return internalError("corrald sent an answer that is not JSON (HTTP " +
+                           std::to_string(status) + "): " + excerpt(body));
+    }
+    return parsed;
+  }
+  if (!parsed.is_discarded() && parsed.is_object()) {
+    auto e = parsed.find("error");
+    if (e != parsed.end() && e->is_object()) {
+      auto m = e->find("message");
+      auto c = e->find("code");
+      if (m != e->end() && m->is_string() && !m->get_ref<const std::string&>().empty()) {
+        Code code = (c != e->end() && c->is_string()) ? codeFromName(c->get<std::string>())
+                                                      : codeFromHttpStatus(status);
+        if (code == Code::kInternal && status != 500) code = codeFromHttpStatus(status);
+        return Status(code, m->get<std::string>());
+      }
+    }
+  }
+  std::string msg = "corrald answered HTTP " + std::to_string(status);
+  if (!body.empty()) msg += ": " + excerpt(body);
+  return Status(codeFromHttpStatus(status), msg);
+}
+
+ApiClient::ApiClient(ServerUrl server, ClientTimeouts timeouts)
+    : server_(std::move(server)), timeouts_(timeouts) {}
+
+ApiClient::~ApiClient() = default;
+
+StatusOr<Json> ApiClient::listClusters() { return call(Method::kGet, "/api/v1/clusters"); }
+
+StatusOr<Json> ApiClient::getCluster(const std::string& name) {
+  return call(Method::kGet, "/api/v1/clusters/" + encodePathSegment(name));
+}
+
+StatusOr<Json> ApiClient::createCluster(const Json& request) {
+  return call(Method::kPost, "/api/v1/clusters",
+              request.dump(-1, ' ', false, Json::error_handler_t::replace));
+}
+
+StatusOr<Json> ApiClient::deleteCluster(const std::string& name) {
+  return call(Method::kDelete, "/api/v1/clusters/" + encodePathSegment(name));
+}
+
+StatusOr<Json> ApiClient::listEvents(const std::string& name) {
+  return call(Method::kGet, "/api/v1/clusters/" + encodePathSegment(name) + "/events");
+}
+
+StatusOr<Json> ApiClient::call(Method method, const std::string& path, const std::string& body) {
+  // httplib may throw (std::regex, allocation, its own invalid_argument); keep
+  // that inside the module.
+  try {
+    std::string host = server_.host;
+    if (host.size() > 2 && host.front() == '[') host = host.substr(1, host.size() - 2);
+    std::unique_ptr<httplib::ClientImpl> http;
+    if (server_.scheme == "https") {
+      http = std::make_unique<httplib::SSLClient>(host, server_.port);
+    } else {
+      http = std::make_unique<httplib::ClientImpl>(host, server_.port);
+    }
+    http->set_connection_timeout(timeouts_.connect);
+    http->set_read_timeout(timeouts_.read);
+    http->set_write_timeout(timeouts_.read);
+    // Paths are already percent-encoded; encoding them again would turn "%"
+    // into "%25".
+    http->set_url_encode(false);
+    httplib::Headers headers = {{"Accept", "application/json"}, {"User-Agent", kUserAgent}};
+
+    httplib::Result result{nullptr, httplib::Error::Unknown};
+    switch (method) {
+      case Method::kGet:
+        result = http->Get(path.c_str(), headers);
+        break;
+      case Method::kPost:
+        result = http->Post(path.c_str(), headers, body, "application/json");
+        break;
+      case Method::kDelete:
+        result = http->Delete(path.c_str(), headers);
+        break;
+    }
+    if (!result) {
+      return unavailable("cannot reach corrald at " + server_.toString() + ": " +
+                         transportReason(result.error(), timeouts_) +
+                         "; is it running? (start it with: corrald)");
+    }
+    return interpretAnswer(result->status, result->body);
+  } catch (const std::exception& e) {
+    return internalError("talking to corrald at " + server_.toString() + ": " + e.what());
+  }
+}
+
+}  // namespace corral

@@ -1,0 +1,86 @@
+#pragma once
+
+// `ApiClient`: corrald's REST API (docs/api.md) as functions that return
+// `StatusOr`. Transport failures, HTTP errors and malformed answers all come
+// back as a `Status` whose message is fit to print after "error: ".
+
+#include <chrono>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "corral/status.h"
+
+namespace corral {
+
+// JSON as the CLI handles it: keys keep the order corrald sent them in, so
+// that `-o json` prints the answer as it came.
+using Json = nlohmann::ordered_json;
+
+inline constexpr const char* kDefaultServer = "http://127.0.0.1:8470";
+
+// A parsed `--server` value.
+struct ServerUrl {
+  std::string scheme;  // "http" or "https"
+  std::string host;    // Host name or address; IPv6 keeps its brackets.
+  int port = 0;
+
+  // "http://127.0.0.1:8470": what error messages and httplib are given.
+  std::string toString() const;
+};
+
+// Accepts "[http://|https://]HOST[:PORT][/]". A missing scheme means http and
+// a missing port the scheme's default. Anything else (a path, a query, a bad
+// port) is InvalidArgument.
+StatusOr<ServerUrl> parseServerUrl(const std::string& text);
+
+// Percent-encodes everything but RFC 3986's unreserved characters, so that a
+// cluster name is always exactly one path segment.
+std::string encodePathSegment(const std::string& s);
+
+// Maps an API error code name ("NotFound") onto a `Code`; Internal when the
+// name is unknown.
+Code codeFromName(const std::string& name);
+
+// Maps an HTTP status onto the `Code` the API would have used.
+Code codeFromHttpStatus(int status);
+
+// Turns one HTTP answer into the body's JSON (2xx) or the API's error.
+// `body` is what came back, `status` its HTTP status.
+StatusOr<Json> interpretAnswer(int status, const std::string& body);
+
+struct ClientTimeouts {
+  std::chrono::seconds connect{2};
+  std::chrono::seconds read{30};
+};
+
+// Not thread-safe: one command uses one client from one thread.
+class ApiClient {
+ public:
+  explicit ApiClient(ServerUrl server, ClientTimeouts timeouts = {});
+  ~ApiClient();
+  ApiClient(const ApiClient&) = delete;
+  ApiClient& operator=(const ApiClient&) = delete;
+
+  const ServerUrl& server() const { return server_; }
+
+  // GET /api/v1/clusters → {"clusters": [...]}.
+  StatusOr<Json> listClusters();
+  // GET /api/v1/clusters/{name} → Cluster.
+  StatusOr<Json> getCluster(const std::string& name);
+  // POST /api/v1/clusters with a ClusterCreate body → Cluster.
+  StatusOr<Json> createCluster(const Json& request);
+  // DELETE /api/v1/clusters/{name} → Cluster.
+  StatusOr<Json> deleteCluster(const std::string& name);
+  // GET /api/v1/clusters/{name}/events → {"events": [...]}.
+  StatusOr<Json> listEvents(const std::string& name);
+
+ private:
+  enum class Method { kGet, kPost, kDelete };
+  StatusOr<Json> call(Method method, const std::string& path, const std::string& body = "");
+
+  ServerUrl server_;
+  ClientTimeouts timeouts_;
+};
+
+}  // namespace corral

@@ -1,0 +1,383 @@
+#include "common/spec_json.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace corral {
+
+namespace {
+
+using nlohmann::json;
+
+struct StatusNameEntry {
+  ClusterStatus status;
+  const char* name;
+};
+
+// The seed's "Cluster Statuses" table, in lifecycle order.
+constexpr StatusNameEntry kStatusNames[] = {
+    {ClusterStatus::kCreating, "Creating"},     {ClusterStatus::kRunning, "Running"},
+    {ClusterStatus::kFailed, "Failed"},         {ClusterStatus::kTerminating, "Terminating"},
+    {ClusterStatus::kTerminated, "Terminated"}, {ClusterStatus::kDeleting, "Deleting"},
+    {ClusterStatus::kDeleted, "Deleted"},
+};
+
+std::string field(const std::string& path) { return "field \"" + path + "\""; }
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+// Levenshtein distance, used only to suggest the field a typo meant.
+size_t editDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+enum class IntParse { kOk, kNotInteger, kOutOfRange };
+
+// JSON has one number type, so 4.0 is as much an integer as 4; what must be
+// rejected is a fractional value or something that is not a number at all
+// (nlohmann's `is_number()` is false for booleans and strings).
+IntParse toInt64(const json& v, int64_t* out) {
+  if (v.is_number_unsigned()) {
+    uint64_t u = v.get<uint64_t>();
+    if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      return IntParse::kOutOfRange;
+    }
+    *out = static_cast<int64_t>(u);
+    return IntParse::kOk;
+  }
+  if (v.is_number_integer()) {
+    *out = v.get<int64_t>();
+    return IntParse::kOk;
+  }
+  if (v.is_number_float()) {
+    double d = v.get<double>();
+    if (!std::isfinite(d) || std::trunc(d) != d) return IntParse::kNotInteger;
+    // 2^63 is exactly representable as a double; anything at or past it is not an int64.
+    if (d < -9223372036854775808.0 || d >= 9223372036854775808.0) return IntParse::kOutOfRange;
+    *out = static_cast<int64_t>(d);
+    return IntParse::kOk;
+  }
+  return IntParse::kNotInteger;
+}
+
+// Reads the members of one JSON object, naming each by its path ("spec.gpuNodes",
+// "nodes[2].name") in error messages so that the user can find the culprit.
+class ObjectReader {
+ public:
+  ObjectReader(const json& object, std::string prefix, bool strict)
+      : object_(object), prefix_(std::move(prefix)), strict_(strict) {}
+
+  std::string path(const char* key) const { return prefix_ + key; }
+
+  // The member `key`, or nullptr when it is absent. A null counts as absent
+  // only when not strict; in strict mode the typed readers reject it.
+  const json* find(const char* key) const {
+    auto it = object_.find(key);
+    if (it == object_.end()) return nullptr;
+    if (it->is_null() && !strict_) return nullptr;
+    return &*it;
+  }
+
+  Status readString(const char* key, std::string* out) const {
+    const json* v = find(key);
+    if (v == nullptr) return Status::ok();
+    if (!v->is_string()) return invalidArgument(field(path(key)) + " must be a string");
+    *out = v->get_ref<const std::string&>();
+    return Status::ok();
+  }
+
+  Status readInt64(const char* key, int64_t* out) const {
+    const json* v = find(key);
+    if (v == nullptr) return Status::ok();
+    switch (toInt64(*v, out)) {
+      case IntParse::kOk:
+        return Status::ok();
+      case IntParse::kOutOfRange:
+        return invalidArgument(field(path(key)) + " must be an integer that fits in 64 bits");
+      case IntParse::kNotInteger:
+        break;
+    }
+    return invalidArgument(field(path(key)) + " must be an integer");
+  }
+
+  Status readInt(const char* key, int* out) const {
+    const json* v = find(key);
+    if (v == nullptr) return Status::ok();
+    int64_t wide = 0;
+    IntParse parsed = toInt64(*v, &wide);
+    if (parsed == IntParse::kNotInteger) {
+      return invalidArgument(field(path(key)) + " must be an integer");
+    }
+    if (parsed == IntParse::kOutOfRange || wide < std::numeric_limits<int>::min() ||
+        wide > std::numeric_limits<int>::max()) {
+      return invalidArgument(field(path(key)) + " must be an integer from " +
+                             std::to_string(std::numeric_limits<int>::min()) + " to " +
+                             std::to_string(std::numeric_limits<int>::max()));
+    }
+    *out = static_cast<int>(wide);
+    return Status::ok();
+  }
+
+  Status readStringArray(const char* key, std::vector<std::string>* out) const {
+    const json* v = find(key);
+    if (v == nullptr) return Status::ok();
+    if (!v->is_array()) return invalidArgument(field(path(key)) + " must be an array of strings");
+    std::vector<std::string> values;
+    values.reserve(v->size());
+    for (size_t i = 0; i < v->size(); ++i) {
+      const json& item = (*v)[i];
+      if (!item.is_string()) {
+        return invalidArgument(field(path(key) + "[" + std::to_string(i) + "]") +
+                               " must be a string");
+      }
+      values.push_back(item.get_ref<const std::string&>());
+    }
+    *out = std::move(values);
+    return Status::ok();
+  }
+
+  // Rejects the first member (in key order, so the message is stable) that is
+  // not in `known`, suggesting the known field it most resembles.
+  Status rejectUnknown(std::initializer_list<const char*> known) const {
+    for (auto it = object_.begin(); it != object_.end(); ++it) {
+      const std::string& key = it.key();
+      bool isKnown =
+          std::any_of(known.begin(), known.end(), [&](const char* k) { return key == k; });
+      if (isKnown) continue;
+      std::string message = "unknown " + field(prefix_ + key);
+      const char* best = nullptr;
+      size_t bestDistance = 3;  // Suggest only close matches.
+      for (const char* k : known) {
+        size_t d = editDistance(lower(key), lower(k));
+        if (d < bestDistance) {
+          bestDistance = d;
+          best = k;
+        }
+      }
+      if (best != nullptr) message += "; did you mean \"" + prefix_ + best + "\"?";
+      return invalidArgument(message);
+    }
+    return Status::ok();
+  }
+
+ private:
+  const json& object_;
+  std::string prefix_;
+  bool strict_;
+};
+
+StatusOr<ClusterSpec> specAt(const json& j, const std::string& prefix, bool strict) {
+  if (!j.is_object()) {
+    if (prefix.empty()) return invalidArgument("cluster spec must be a JSON object");
+    return invalidArgument(field(prefix.substr(0, prefix.size() - 1)) + " must be an object");
+  }
+  ObjectReader r(j, prefix, strict);
+  if (strict) {
+    RETURN_IF_ERROR(r.rejectUnknown({"name", "gpuNodes", "gpusPerNode", "cpuNodes", "sshKeys"}));
+  }
+  if (r.find("name") == nullptr) return invalidArgument(field(r.path("name")) + " is required");
+  ClusterSpec spec;
+  RETURN_IF_ERROR(r.readString("name", &spec.name));
+  RETURN_IF_ERROR(r.readInt("gpuNodes", &spec.gpuNodes));
+  RETURN_IF_ERROR(r.readInt("gpusPerNode", &spec.gpusPerNode));
+  RETURN_IF_ERROR(r.readInt("cpuNodes", &spec.cpuNodes));
+  RETURN_IF_ERROR(r.readStringArray("sshKeys", &spec.sshKeys));
+  return spec;
+}
+
+StatusOr<NodeRecord> nodeAt(const json& j, const std::string& prefix) {
+  if (!j.is_object()) {
+    if (prefix.empty()) return invalidArgument("node must be a JSON object");
+    return invalidArgument(field(prefix.substr(0, prefix.size() - 1)) + " must be an object");
+  }
+  ObjectReader r(j, prefix, /*strict=*/false);
+  NodeRecord node;
+  RETURN_IF_ERROR(r.readString("name", &node.name));
+  RETURN_IF_ERROR(r.readString("group", &node.group));
+  RETURN_IF_ERROR(r.readString("physicalId", &node.physicalId));
+  RETURN_IF_ERROR(r.readString("address", &node.address));
+  return node;
+}
+
+std::string statusChoices() {
+  std::string out;
+  for (const auto& entry : kStatusNames) {
+    if (!out.empty()) out += ", ";
+    out += entry.name;
+  }
+  return out;
+}
+
+StatusOr<ClusterRecord> recordAt(const json& j) {
+  if (!j.is_object()) return invalidArgument("cluster record must be a JSON object");
+  ObjectReader r(j, "", /*strict=*/false);
+  ClusterRecord record;
+
+  const json* spec = r.find("spec");
+  if (spec == nullptr) return invalidArgument(field("spec") + " is required");
+  ASSIGN_OR_RETURN(record.spec, specAt(*spec, "spec.", /*strict=*/false));
+
+  // `name` duplicates `spec.name` for the API's readers; two different names
+  // would mean the record was edited by hand, and neither can be trusted.
+  std::string name = record.spec.name;
+  RETURN_IF_ERROR(r.readString("name", &name));
+  if (name != record.spec.name) {
+    return invalidArgument(field("name") + " (\"" + name + "\") does not match " +
+                           field("spec.name") + " (\"" + record.spec.name + "\")");
+  }
+
+  RETURN_IF_ERROR(r.readInt64("id", &record.id));
+  RETURN_IF_ERROR(r.readInt64("revision", &record.revision));
+  RETURN_IF_ERROR(r.readInt64("appliedRevision", &record.appliedRevision));
+  std::string status = statusName(record.status);
+  RETURN_IF_ERROR(r.readString("status", &status));
+  std::optional<ClusterStatus> parsed = parseStatus(status);
+  if (!parsed) {
+    return invalidArgument(field("status") + " must be one of " + statusChoices() + ", not \"" +
+                           status + "\"");
+  }
+  record.status = *parsed;
+  RETURN_IF_ERROR(r.readString("phase", &record.phase));
+  RETURN_IF_ERROR(r.readString("reason", &record.reason));
+  RETURN_IF_ERROR(r.readString("subnet", &record.subnet));
+
+  if (const json* login = r.find("login")) {
+    if (!login->is_object()) return invalidArgument(field("login") + " must be an object");
+    ObjectReader lr(*login, "login.", /*strict=*/false);
+    RETURN_IF_ERROR(lr.readString("address", &record.loginAddress));
+    RETURN_IF_ERROR(lr.readString("hostKey", &record.loginHostKey));
+  }
+
+  if (const json* nodes = r.find("nodes")) {
+    if (!nodes->is_array()) return invalidArgument(field("nodes") + " must be an array");
+    record.nodes.reserve(nodes->size());
+    for (size_t i = 0; i < nodes->size(); ++i) {
+      ASSIGN_OR_RETURN(NodeRecord node, nodeAt((*nodes)[i], "nodes[" + std::to_string(i) + "]."));
+      record.nodes.push_back(std::move(node));
+    }
+  }
+
+  RETURN_IF_ERROR(r.readInt64("createdAt", &record.createdAt));
+  RETURN_IF_ERROR(r.readInt64("updatedAt", &record.updatedAt));
+  RETURN_IF_ERROR(r.readInt64("version", &record.version));
+  return record;
+}
+
+StatusOr<Event> eventAt(const json& j) {
+  if (!j.is_object()) return invalidArgument("event must be a JSON object");
+  ObjectReader r(j, "", /*strict=*/false);
+  Event event;
+  RETURN_IF_ERROR(r.readInt64("id", &event.id));
+  RETURN_IF_ERROR(r.readString("cluster", &event.cluster));
+  RETURN_IF_ERROR(r.readInt64("time", &event.time));
+  RETURN_IF_ERROR(r.readString("type", &event.type));
+  RETURN_IF_ERROR(r.readString("reason", &event.reason));
+  RETURN_IF_ERROR(r.readString("message", &event.message));
+  return event;
+}
+
+// The readers above check every type before reading, so nlohmann should never
+// throw; this keeps the no-exceptions promise should that ever be wrong.
+template <typename F>
+auto guarded(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const json::exception& e) {
+    return internalError(std::string("unexpected JSON error: ") + e.what());
+  }
+}
+
+}  // namespace
+
+const char* statusName(ClusterStatus s) {
+  for (const auto& entry : kStatusNames) {
+    if (entry.status == s) return entry.name;
+  }
+  return "Unknown";
+}
+
+std::optional<ClusterStatus> parseStatus(const std::string& s) {
+  for (const auto& entry : kStatusNames) {
+    if (s == entry.name) return entry.status;
+  }
+  return std::nullopt;
+}
+
+nlohmann::json specToJson(const ClusterSpec& spec) {
+  return json{{"name", spec.name},
+              {"gpuNodes", spec.gpuNodes},
+              {"gpusPerNode", spec.gpusPerNode},
+              {"cpuNodes", spec.cpuNodes},
+              {"sshKeys", spec.sshKeys}};
+}
+
+StatusOr<ClusterSpec> specFromJson(const nlohmann::json& json, bool strict) {
+  return guarded([&] { return specAt(json, "", strict); });
+}
+
+nlohmann::json nodeToJson(const NodeRecord& node) {
+  return json{{"name", node.name},
+              {"group", node.group},
+              {"physicalId", node.physicalId},
+              {"address", node.address}};
+}
+
+StatusOr<NodeRecord> nodeFromJson(const nlohmann::json& json) {
+  return guarded([&] { return nodeAt(json, ""); });
+}
+
+nlohmann::json eventToJson(const Event& event) {
+  return json{{"id", event.id},     {"cluster", event.cluster}, {"time", event.time},
+              {"type", event.type}, {"reason", event.reason},   {"message", event.message}};
+}
+
+StatusOr<Event> eventFromJson(const nlohmann::json& json) {
+  return guarded([&] { return eventAt(json); });
+}
+
+nlohmann::json recordToJson(const ClusterRecord& record) {
+  json nodes = json::array();
+  for (const NodeRecord& node : record.nodes) nodes.push_back(nodeToJson(node));
+  return json{{"id", record.id},
+              {"name", record.spec.name},
+              {"status", statusName(record.status)},
+              {"phase", record.phase},
+              {"reason", record.reason},
+              {"revision", record.revision},
+              {"appliedRevision", record.appliedRevision},
+              {"spec", specToJson(record.spec)},
+              {"subnet", record.subnet},
+              {"login", json{{"address", record.loginAddress}, {"hostKey", record.loginHostKey}}},
+              {"nodes", std::move(nodes)},
+              {"createdAt", record.createdAt},
+              {"updatedAt", record.updatedAt},
+              {"version", record.version}};
+}
+
+StatusOr<ClusterRecord> recordFromJson(const nlohmann::json& json) {
+  return guarded([&] { return recordAt(json); });
+}
+
+}  // namespace corral

@@ -1,0 +1,48 @@
+#pragma once
+
+// JSON forms of the value types in `corral/spec.h`. The same functions serve
+// the REST API (docs/api.md) and the store, so a cluster reads the same on the
+// wire and on disk. None of them throws: parse errors come back as `Status`.
+
+#include <nlohmann/json.hpp>
+
+#include "corral/spec.h"
+#include "corral/status.h"
+
+namespace corral {
+
+// {"name", "gpuNodes", "gpusPerNode", "cpuNodes", "sshKeys"}.
+nlohmann::json specToJson(const ClusterSpec& spec);
+
+// Reads a spec. A missing field keeps `ClusterSpec`'s default, except `name`,
+// which is required. Integers must be JSON numbers with an integral value that
+// fits in an `int` (1.5, true and "4" are rejected; 4.0 is accepted as 4).
+//
+// `strict` is for request bodies: an unknown field or a null is then an
+// InvalidArgument, because a misspelt field ("gpuNode") silently taking its
+// default would create a cluster the user did not ask for. Without `strict`
+// unknown fields and nulls are ignored, so that an older corral can read what
+// a newer one wrote. A field of the wrong type is an error in both modes.
+StatusOr<ClusterSpec> specFromJson(const nlohmann::json& json, bool strict);
+
+// {"name", "group", "physicalId", "address"}.
+nlohmann::json nodeToJson(const NodeRecord& node);
+StatusOr<NodeRecord> nodeFromJson(const nlohmann::json& json);
+
+// {"id", "cluster", "time", "type", "reason", "message"}.
+nlohmann::json eventToJson(const Event& event);
+StatusOr<Event> eventFromJson(const nlohmann::json& json);
+
+// Every member of the record, shaped like the API's `Cluster` (docs/api.md):
+// {"id", "name", "status", "phase", "reason", "revision", "appliedRevision",
+//  "spec", "subnet", "login": {"address", "hostKey"}, "nodes", "createdAt",
+//  "updatedAt", "version"}. The API adds what the record does not hold
+// (`login.port`, a node's `gpus` and `state`).
+nlohmann::json recordToJson(const ClusterRecord& record);
+
+// The inverse of `recordToJson`: `recordFromJson(recordToJson(r))` equals `r`.
+// `spec` is required; other missing members keep their defaults and unknown
+// members are ignored, so records written by a newer corral still load.
+StatusOr<ClusterRecord> recordFromJson(const nlohmann::json& json);
+
+}  // namespace corral

@@ -1,0 +1,320 @@
+#include "common/validation.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace corral {
+namespace {
+
+// Quoted user input is cut to this many characters so that an error about a
+// huge value stays readable.
+constexpr size_t kMaxQuotedLength = 64;
+
+// Renders `s` in double quotes, escaping what a terminal would not show
+// faithfully and shortening it to `kMaxQuotedLength` characters.
+std::string quote(std::string_view s) {
+  std::string out = "\"";
+  size_t shown = std::min(s.size(), kMaxQuotedLength);
+  for (size_t i = 0; i < shown; ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20 || c >= 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (shown < s.size()) out += "...";
+  out += '"';
+  return out;
+}
+
+Status outOfRange(const char* flag, int value, int lo, int hi) {
+  return invalidArgument(std::string(flag) + " must be between " + std::to_string(lo) + " and " +
+                         std::to_string(hi) + ", got " + std::to_string(value));
+}
+
+// ---- SSH public keys ----
+
+// What the key blob of each accepted type holds, after its type string
+// (OpenSSH PROTOCOL, PROTOCOL.u2f, RFC 4253 6.6, RFC 5656 3.1).
+enum class KeyKind { kEd25519, kRsa, kEcdsa, kSkEd25519, kSkEcdsa };
+
+struct KeyType {
+  std::string_view name;
+  KeyKind kind;
+  std::string_view curve;  // ECDSA only: the curve name the blob repeats.
+  size_t pointLength;      // ECDSA only: an uncompressed point, 0x04 || X || Y.
+};
+
+constexpr std::array<KeyType, 7> kKeyTypes = {{
+    {"ssh-ed25519", KeyKind::kEd25519, "", 0},
+    {"ssh-rsa", KeyKind::kRsa, "", 0},
+    {"ecdsa-sha2-nistp256", KeyKind::kEcdsa, "nistp256", 65},
+    {"ecdsa-sha2-nistp384", KeyKind::kEcdsa, "nistp384", 97},
+    {"ecdsa-sha2-nistp521", KeyKind::kEcdsa, "nistp521", 133},
+    {"sk-ssh-ed25519@openssh.com", KeyKind::kSkEd25519, "", 0},
+    {"sk-ecdsa-sha2-nistp256@openssh.com", KeyKind::kSkEcdsa, "nistp256", 65},
+}};
+
+constexpr size_t kEd25519KeyLength = 32;
+
+// sshd refuses shorter RSA keys (OpenSSH's SSH_RSA_MINIMUM_MODULUS_SIZE), so
+// accepting one would only defer the failure to the user's first login.
+constexpr size_t kMinRsaBits = 1024;
+
+std::string supportedTypes() {
+  std::string out;
+  for (const KeyType& t : kKeyTypes) {
+    if (!out.empty()) out += ", ";
+    out += t.name;
+  }
+  return out;
+}
+
+const KeyType* findKeyType(std::string_view name) {
+  for (const KeyType& t : kKeyTypes) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+int base64Value(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+') return 62;
+  if (c == '/') return 63;
+  return -1;
+}
+
+// Decodes standard, padded base64 (RFC 4648 section 4), as ssh-keygen writes
+// it; nullopt on anything else.
+std::optional<std::string> decodeBase64(std::string_view in) {
+  if (in.empty() || in.size() % 4 != 0) return std::nullopt;
+  size_t padding = 0;
+  if (in.back() == '=') ++padding;
+  if (in.size() >= 2 && in[in.size() - 2] == '=') ++padding;
+  std::string out;
+  out.reserve(in.size() / 4 * 3);
+  uint32_t acc = 0;
+  int bits = 0;
+  for (size_t i = 0; i < in.size() - padding; ++i) {
+    int v = base64Value(in[i]);
+    if (v < 0) return std::nullopt;
+    acc = (acc << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((acc >> bits) & 0xff);
+    }
+  }
+  return out;
+}
+
+// Reads the length-prefixed fields of an SSH wire-format blob (RFC 4251
+// section 5, `string` and `mpint`); nullopt when a length runs past the end.
+std::optional<std::vector<std::string_view>> splitFields(std::string_view blob) {
+  std::vector<std::string_view> fields;
+  size_t i = 0;
+  while (i < blob.size()) {
+    if (blob.size() - i < 4) return std::nullopt;
+    uint32_t n = 0;
+    for (int k = 0; k < 4; ++k) n = (n << 8) | static_cast<unsigned char>(blob[i + k]);
+    i += 4;
+    if (n > blob.size() - i) return std::nullopt;
+    fields.push_back(blob.substr(i, n));
+    i += n;
+  }
+  return fields;
+}
+
+// The number of significant bits of a positive `mpint`.
+size_t mpintBits(std::string_view m) {
+  size_t i = 0;
+  while (i < m.size() && m[i] == 0) ++i;
+  if (i == m.size()) return 0;
+  size_t bits = (m.size() - i) * 8;
+  for (unsigned char top = static_cast<unsigned char>(m[i]); (top & 0x80) == 0; top <<= 1) --bits;
+  return bits;
+}
+
+Status corrupt(const KeyType& type, const std::string& what) {
+  return invalidArgument("the " + std::string(type.name) + " key data " + what +
+                         "; paste the whole line from your .pub file");
+}
+
+// Checks the fields that follow the type string of a decoded key blob.
+Status checkKeyFields(const KeyType& type, const std::vector<std::string_view>& f) {
+  size_t expected = 0;
+  switch (type.kind) {
+    case KeyKind::kEd25519:
+      expected = 2;
+      break;  // type, key
+    case KeyKind::kRsa:
+      expected = 3;
+      break;  // type, e, n
+    case KeyKind::kEcdsa:
+      expected = 3;
+      break;  // type, curve, point
+    case KeyKind::kSkEd25519:
+      expected = 3;
+      break;  // type, key, application
+    case KeyKind::kSkEcdsa:
+      expected = 4;
+      break;  // type, curve, point, application
+  }
+  if (f.size() != expected) {
+    return corrupt(type, "has " + std::to_string(f.size()) + " fields where " +
+                             std::to_string(expected) + " belong; it is truncated or corrupt");
+  }
+  switch (type.kind) {
+    case KeyKind::kEd25519:
+    case KeyKind::kSkEd25519:
+      if (f[1].size() != kEd25519KeyLength) {
+        return corrupt(type, "holds a " + std::to_string(f[1].size()) +
+                                 "-byte public key instead of 32 bytes");
+      }
+      break;
+    case KeyKind::kRsa: {
+      if (mpintBits(f[1]) == 0) return corrupt(type, "has an empty public exponent");
+      size_t bits = mpintBits(f[2]);
+      if (bits < kMinRsaBits) {
+        return invalidArgument("the ssh-rsa key has " + std::to_string(bits) +
+                               " bits; OpenSSH refuses RSA keys under " +
+                               std::to_string(kMinRsaBits) +
+                               " bits, so generate a new one (ssh-keygen -t ed25519)");
+      }
+      break;
+    }
+    case KeyKind::kEcdsa:
+    case KeyKind::kSkEcdsa:
+      if (f[1] != type.curve) {
+        return corrupt(type,
+                       "names curve " + quote(f[1]) + " instead of " + std::string(type.curve));
+      }
+      if (f[2].size() != type.pointLength || f[2][0] != 0x04) {
+        return corrupt(type, "holds a malformed curve point");
+      }
+      break;
+  }
+  return Status::ok();
+}
+
+bool isBlank(char c) { return c == ' ' || c == '\t'; }
+
+}  // namespace
+
+Status validateClusterName(const std::string& name) {
+  auto allowed = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+  };
+  bool ok = !name.empty() && name.size() <= kMaxClusterNameLength && name.front() >= 'a' &&
+            name.front() <= 'z' && name.back() != '-' &&
+            std::all_of(name.begin(), name.end(), allowed);
+  if (ok) return Status::ok();
+  return invalidArgument("invalid cluster name " + quote(name) + ": use 1-" +
+                         std::to_string(kMaxClusterNameLength) +
+                         " lowercase letters, digits and '-', starting with a letter and not "
+                         "ending with '-'");
+}
+
+Status validateSshPublicKey(const std::string& key) {
+  if (key.size() > kMaxSshKeyLength) {
+    return invalidArgument("SSH public key is " + std::to_string(key.size()) + " bytes; at most " +
+                           std::to_string(kMaxSshKeyLength) + " are allowed");
+  }
+  for (size_t i = 0; i < key.size(); ++i) {
+    char c = key[i];
+    if (c == '\n' || c == '\r') {
+      return invalidArgument(
+          "SSH public key must be a single line, but it contains a line break; give one key "
+          "per --ssh-key");
+    }
+    if (c == '\0') return invalidArgument("SSH public key contains a NUL byte");
+    unsigned char u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\t') || u == 0x7f) {
+      return invalidArgument("SSH public key contains the control character " +
+                             quote(std::string_view(&key[i], 1)));
+    }
+  }
+
+  std::string_view line(key);
+  while (!line.empty() && isBlank(line.front())) line.remove_prefix(1);
+  while (!line.empty() && isBlank(line.back())) line.remove_suffix(1);
+  if (line.empty()) return invalidArgument("SSH public key is empty");
+
+  size_t typeEnd = std::min(line.find_first_of(" \t"), line.size());
+  std::string_view typeName = line.substr(0, typeEnd);
+  const KeyType* type = findKeyType(typeName);
+  if (type == nullptr) {
+    if (line.substr(0, 5) == "-----") {
+      return invalidArgument(
+          "this looks like a private key; give the public key instead (the contents of the "
+          ".pub file)");
+    }
+    return invalidArgument("unsupported SSH key type " + quote(typeName) + "; use one of " +
+                           supportedTypes());
+  }
+
+  std::string_view rest = line.substr(typeEnd);
+  while (!rest.empty() && isBlank(rest.front())) rest.remove_prefix(1);
+  std::string_view data = rest.substr(0, rest.find_first_of(" \t"));
+  if (data.empty()) {
+    return invalidArgument("SSH public key has no key data after " + quote(typeName) +
+                           "; paste the whole line from your .pub file");
+  }
+  // Anything after the data is a free-form comment, as in OpenSSH.
+
+  std::optional<std::string> blob = decodeBase64(data);
+  if (!blob) return corrupt(*type, "is not valid base64");
+  std::optional<std::vector<std::string_view>> fields = splitFields(*blob);
+  if (!fields || fields->empty()) return corrupt(*type, "is truncated or corrupt");
+  if ((*fields)[0] != type->name) {
+    return invalidArgument("SSH public key says " + quote(typeName) +
+                           " but its key data is of type " + quote((*fields)[0]) +
+                           "; paste the whole line from your .pub file");
+  }
+  return checkKeyFields(*type, *fields);
+}
+
+Status validateClusterSpec(const ClusterSpec& spec) {
+  RETURN_IF_ERROR(validateClusterName(spec.name));
+  if (spec.gpuNodes < 0 || spec.gpuNodes > kMaxGpuNodes) {
+    return outOfRange("--gpu-nodes", spec.gpuNodes, 0, kMaxGpuNodes);
+  }
+  if (spec.cpuNodes < 0 || spec.cpuNodes > kMaxCpuNodes) {
+    return outOfRange("--cpu-nodes", spec.cpuNodes, 0, kMaxCpuNodes);
+  }
+  if (spec.gpuNodes + spec.cpuNodes == 0) {
+    return invalidArgument("a cluster needs at least one node: set --gpu-nodes or --cpu-nodes");
+  }
+  // Without GPU nodes the value is never used; 0 is the natural way to say so.
+  int minGpus = spec.gpuNodes > 0 ? 1 : 0;
+  if (spec.gpusPerNode < minGpus || spec.gpusPerNode > kMaxGpusPerNode) {
+    return outOfRange("--gpus-per-node", spec.gpusPerNode, 1, kMaxGpusPerNode);
+  }
+  if (spec.sshKeys.size() > static_cast<size_t>(kMaxSshKeys)) {
+    return invalidArgument("too many --ssh-key values: " + std::to_string(spec.sshKeys.size()) +
+                           " given, at most " + std::to_string(kMaxSshKeys) + " are allowed");
+  }
+  for (size_t i = 0; i < spec.sshKeys.size(); ++i) {
+    Status st = validateSshPublicKey(spec.sshKeys[i]);
+    if (!st.isOk()) {
+      return st.withContext("invalid --ssh-key #" + std::to_string(i + 1) + " of " +
+                            std::to_string(spec.sshKeys.size()));
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace corral

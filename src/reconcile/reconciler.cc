@@ -1,0 +1,444 @@
+#include "reconcile/reconciler.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "common/ipv4.h"
+#include "common/log.h"
+#include "slurm/parsers.h"
+#include "slurm/renderer.h"
+
+namespace corral {
+namespace {
+
+using Deadline = std::chrono::steady_clock::time_point;
+
+bool tcpAnswers(const std::string& address, int port) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  inet_pton(AF_INET, address.c_str(), &a.sin_addr);
+  timeval tv{1, 0};
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  bool ok = connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  close(fd);
+  return ok;
+}
+
+std::vector<std::string> podNames(const RenderedCluster& rc, const std::string& role) {
+  std::vector<std::string> out;
+  for (const auto& p : rc.pods)
+    if (role.empty() || p.role == role) out.push_back(p.name);
+  return out;
+}
+
+// The last lines of a pod's daemon logs, for a Failed cluster's reason.
+std::string tail(const std::string& text, size_t lines) {
+  size_t pos = text.size();
+  while (pos > 0 && lines > 0) {
+    pos = text.rfind('\n', pos - 1);
+    if (pos == std::string::npos) return text;
+    --lines;
+  }
+  return text.substr(pos + 1);
+}
+
+}  // namespace
+
+Reconciler::Reconciler(Store& store, Runtime& runtime, Clock& clock, ReconcilerOptions options)
+    : store_(store), runtime_(runtime), clock_(clock), options_(std::move(options)) {}
+
+Reconciler::~Reconciler() { stop(); }
+
+void Reconciler::start() {
+  std::lock_guard<std::mutex> l(mu_);
+  if (!threads_.empty()) return;
+  stopping_ = false;
+  for (int i = 0; i < options_.workers; ++i) threads_.emplace_back([this] { workerLoop(); });
+  threads_.emplace_back([this] { resyncLoop(); });
+}
+
+void Reconciler::stop() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  for (auto& t : threads_) t.join();
+  threads_.clear();
+}
+
+void Reconciler::enqueue(const std::string& cluster) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (queued_.count(cluster)) return;
+    queued_.insert(cluster);
+    queue_.push_back(cluster);
+  }
+  cv_.notify_all();
+}
+
+void Reconciler::workerLoop() {
+  while (true) {
+    std::string name;
+    {
+      std::unique_lock<std::mutex> l(mu_);
+      // Take the first queued cluster that no other worker is busy with.
+      cv_.wait(l, [&] {
+        if (stopping_) return true;
+        return std::any_of(queue_.begin(), queue_.end(),
+                           [&](const std::string& n) { return !active_.count(n); });
+      });
+      if (stopping_) return;
+      auto it = std::find_if(queue_.begin(), queue_.end(),
+                             [&](const std::string& n) { return !active_.count(n); });
+      name = *it;
+      queue_.erase(it);
+      queued_.erase(name);
+      active_.insert(name);
+    }
+    Status s = reconcile(name);
+    if (!s.isOk() && s.code() != Code::kNotFound)
+      LOG_WARN("reconcile " << name << ": " << s.toString());
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      active_.erase(name);
+    }
+    cv_.notify_all();
+  }
+}
+
+void Reconciler::resyncLoop() {
+  while (true) {
+    {
+      std::unique_lock<std::mutex> l(mu_);
+      cv_.wait_for(l, options_.resyncPeriod, [&] { return stopping_; });
+      if (stopping_) return;
+    }
+    auto all = store_.listClusters();
+    if (!all.isOk()) continue;
+    for (const auto& r : *all) enqueue(r.spec.name);
+  }
+}
+
+StatusOr<ClusterRecord> Reconciler::mutate(const std::string& name,
+                                           const std::function<void(ClusterRecord&)>& fn) {
+  for (int attempt = 0;; ++attempt) {
+    ASSIGN_OR_RETURN(ClusterRecord r, store_.getCluster(name));
+    fn(r);
+    r.updatedAt = clock_.unixMillis() / 1000;
+    auto updated = store_.updateCluster(r);
+    if (updated.isOk() || updated.status().code() != Code::kConflict || attempt >= 10)
+      return updated;
+  }
+}
+
+void Reconciler::setPhase(const std::string& name, const std::string& phase) {
+  auto r = mutate(name, [&](ClusterRecord& c) { c.phase = phase; });
+  if (!r.isOk()) LOG_WARN("cannot record phase of " << name << ": " << r.status().toString());
+}
+
+void Reconciler::event(const std::string& cluster, const std::string& type,
+                       const std::string& reason, const std::string& message) {
+  Event e;
+  e.cluster = cluster;
+  e.time = clock_.unixMillis();
+  e.type = type;
+  e.reason = reason;
+  e.message = message;
+  (void)store_.appendEvent(e);
+  LOG_INFO("cluster " << cluster << ": " << reason << ": " << message);
+}
+
+bool Reconciler::stillStatus(const std::string& name, ClusterStatus status) {
+  auto r = store_.getCluster(name);
+  return r.isOk() && r->status == status;
+}
+
+std::map<std::string, NodeObservation> Reconciler::observedNodes(const std::string& cluster) {
+  std::lock_guard<std::mutex> l(observedMu_);
+  auto it = observed_.find(cluster);
+  return it == observed_.end() ? std::map<std::string, NodeObservation>{} : it->second;
+}
+
+Status Reconciler::reconcile(const std::string& name) {
+  ASSIGN_OR_RETURN(ClusterRecord r, store_.getCluster(name));
+  switch (r.status) {
+    case ClusterStatus::kCreating:
+      return runCreate(std::move(r));
+    case ClusterStatus::kRunning:
+      return runHealth(r);
+    case ClusterStatus::kDeleting:
+      return runDelete(r);
+    case ClusterStatus::kFailed:
+    case ClusterStatus::kTerminating:
+    case ClusterStatus::kTerminated:
+    case ClusterStatus::kDeleted:
+      return Status::ok();
+  }
+  return Status::ok();
+}
+
+Status Reconciler::allocateSubnet(ClusterRecord& record) {
+  if (!record.subnet.empty()) return Status::ok();
+  std::lock_guard<std::mutex> l(subnetMu_);
+  ASSIGN_OR_RETURN(Cidr pool, parseCidr(options_.subnetPool));
+  ASSIGN_OR_RETURN(std::vector<ClusterRecord> all, store_.listClusters());
+  std::set<std::string> used;
+  for (const auto& c : all) used.insert(c.subnet);
+  for (uint64_t i = 0;; ++i) {
+    ASSIGN_OR_RETURN(Cidr candidate, subnetAt(pool, kClusterPrefix, i));
+    if (used.count(candidate.toString())) continue;
+    std::string subnet = candidate.toString();
+    ASSIGN_OR_RETURN(record, mutate(record.spec.name, [&](ClusterRecord& c) { c.subnet = subnet; }));
+    return Status::ok();
+  }
+}
+
+Status Reconciler::waitPodsReady(const std::string& cluster, const std::vector<std::string>& pods,
+                                 const std::string& phasePrefix, Deadline deadline) {
+  size_t lastReady = SIZE_MAX;
+  while (true) {
+    size_t ready = 0;
+    std::string notReady;
+    for (const auto& p : pods) {
+      ASSIGN_OR_RETURN(PodStatus st, runtime_.podStatus(cluster, p));
+      if (st.ready) {
+        ++ready;
+      } else if (notReady.empty()) {
+        notReady = p + (st.message.empty() ? "" : " (" + st.message + ")");
+        if (st.exists && !st.running)
+          return unavailable("pod " + p + " stopped while starting");
+      }
+    }
+    if (ready == pods.size()) return Status::ok();
+    if (ready != lastReady && pods.size() > 1) {
+      setPhase(cluster, phasePrefix + " (" + std::to_string(ready) + "/" +
+                            std::to_string(pods.size()) + " ready)");
+      lastReady = ready;
+    }
+    if (clock_.now() > deadline) return unavailable("timed out waiting for " + notReady);
+    if (!stillStatus(cluster, ClusterStatus::kCreating)) return conflict("creation was cancelled");
+    clock_.sleepFor(std::chrono::milliseconds(50));
+  }
+}
+
+Status Reconciler::refreshNodes(const std::string& cluster) {
+  ProcessOptions po;
+  po.timeout = std::chrono::seconds(15);
+  ASSIGN_OR_RETURN(ProcessResult res,
+                   runtime_.exec(cluster, "controller",
+                                 {"sinfo", "-h", "-N", "-o", kSinfoNodeFormat}, po));
+  if (res.exitCode != 0) return unavailable("sinfo failed: " + res.err);
+  auto parsed = parseSinfoNodes(res.out);
+  std::map<std::string, NodeObservation> obs;
+  for (const auto& [n, s] : parsed) obs[n] = {s.state, s.reason};
+  std::lock_guard<std::mutex> l(observedMu_);
+  observed_[cluster] = std::move(obs);
+  return Status::ok();
+}
+
+Status Reconciler::waitNodesIdle(const ClusterRecord& record, Deadline deadline) {
+  int lastIdle = -1;
+  while (true) {
+    Status s = refreshNodes(record.spec.name);
+    int idle = 0;
+    std::string waiting;
+    if (s.isOk()) {
+      auto obs = observedNodes(record.spec.name);
+      for (const auto& n : record.nodes) {
+        auto it = obs.find(n.name);
+        if (it != obs.end() && it->second.state == "idle") {
+          ++idle;
+        } else if (waiting.empty()) {
+          waiting = n.name + (it == obs.end() ? "" : " is " + it->second.state);
+        }
+      }
+      if (idle == static_cast<int>(record.nodes.size())) return Status::ok();
+    } else {
+      waiting = s.message();
+    }
+    if (idle != lastIdle) {
+      setPhase(record.spec.name, "waiting for nodes to register (" + std::to_string(idle) + "/" +
+                                     std::to_string(record.nodes.size()) + " idle)");
+      lastIdle = idle;
+    }
+    if (clock_.now() > deadline)
+      return unavailable("timed out waiting for Slurm nodes to become idle: " + waiting);
+    if (!stillStatus(record.spec.name, ClusterStatus::kCreating))
+      return conflict("creation was cancelled");
+    clock_.sleepFor(std::chrono::milliseconds(100));
+  }
+}
+
+Status Reconciler::runCreate(ClusterRecord record) {
+  const std::string name = record.spec.name;
+  Deadline deadline = clock_.now() + options_.createTimeout;
+  auto fail = [&](const Status& why, const std::string& during) -> Status {
+    if (why.code() == Code::kConflict && !stillStatus(name, ClusterStatus::kCreating)) {
+      enqueue(name);  // Deleted while creating: let the delete pass run.
+      return Status::ok();
+    }
+    std::string reason = during + ": " + why.message();
+    // Keep the evidence before cleaning up: the controller's log says why
+    // Slurm did not come up far better than a timeout does.
+    std::vector<std::string> logs = {"pods/controller/fs/_var_log/slurm/slurmctld.log",
+                                     "pods/controller/fs/_var_log/slurm/slurmdbd.log"};
+    if (auto pods = runtime_.listPods(name); pods.isOk()) {
+      for (const auto& p : *pods) {
+        auto st = runtime_.podStatus(name, p);
+        if (st.isOk() && !st->running) logs.push_back("pods/" + p + "/supervisor.log");
+      }
+    }
+    for (const auto& log : logs) {
+      auto text = runtime_.readFile(name, log);
+      if (text.isOk() && !text->empty())
+        event(name, "Warning", "Diagnostics", log + ":\n" + tail(*text, 15));
+    }
+    event(name, "Warning", "CreateFailed", reason);
+    ClusterNetwork net{name, record.id, record.subnet};
+    // CORRAL_KEEP_FAILED=1 leaves a failed cluster's pods for debugging.
+    Status cleaned = getenv("CORRAL_KEEP_FAILED") ? Status::ok() : runtime_.destroyCluster(net);
+    if (!cleaned.isOk()) event(name, "Warning", "CleanupFailed", cleaned.message());
+    auto r = mutate(name, [&](ClusterRecord& c) {
+      c.status = ClusterStatus::kFailed;
+      c.phase.clear();
+      c.reason = reason;
+    });
+    return r.isOk() ? Status::ok() : r.status();
+  };
+
+  setPhase(name, "allocating network");
+  if (Status s = allocateSubnet(record); !s.isOk()) return fail(s, "allocating a subnet");
+
+  // Plan the nodes and give new ones a physical id.
+  auto planned = planNodes(record.spec, record.subnet, record.nodes);
+  if (!planned.isOk()) return fail(planned.status(), "planning nodes");
+  for (auto& n : *planned) {
+    if (!n.physicalId.empty()) continue;
+    auto seq = store_.nextSequence("node");
+    if (!seq.isOk()) return fail(seq.status(), "assigning node ids");
+    n.physicalId = options_.physicalIdPrefix + "_node_" + std::to_string(*seq);
+  }
+  auto netCidr = parseCidr(record.subnet);
+  if (!netCidr.isOk()) return fail(netCidr.status(), "reading the subnet");
+  auto saved = mutate(name, [&](ClusterRecord& c) {
+    c.nodes = *planned;
+    c.loginAddress = hostAddress(*netCidr, kLoginOffset);
+    c.phase = "preparing network and secrets";
+  });
+  if (!saved.isOk()) return fail(saved.status(), "saving the node plan");
+  record = *saved;
+
+  ClusterNetwork net{name, record.id, record.subnet};
+  if (Status s = runtime_.prepareCluster(net); !s.isOk()) return fail(s, "preparing the cluster");
+  auto rendered = renderCluster(record);
+  if (!rendered.isOk()) return fail(rendered.status(), "rendering configuration");
+  if (Status s = runtime_.writeFiles(name, rendered->files); !s.isOk())
+    return fail(s, "writing configuration");
+  auto hostKey = runtime_.readFile(name, "etc/ssh/ssh_host_ed25519_key.pub");
+  if (!hostKey.isOk()) return fail(hostKey.status(), "reading the login host key");
+  std::string key = *hostKey;
+  while (!key.empty() && (key.back() == '\n' || key.back() == ' ')) key.pop_back();
+  // Drop the comment: known_hosts lines need only type and blob.
+  if (auto sp = key.find(' ', key.find(' ') + 1); sp != std::string::npos) key.resize(sp);
+  if (auto r = mutate(name, [&](ClusterRecord& c) { c.loginHostKey = key; }); !r.isOk())
+    return fail(r.status(), "saving the login host key");
+
+  // Controller and login first: slurmd registers with a running slurmctld
+  // straight away instead of backing off.
+  setPhase(name, "starting controller and login node");
+  for (const auto& pod : rendered->pods) {
+    if (pod.role == "worker") continue;
+    if (Status s = runtime_.startPod(pod); !s.isOk()) return fail(s, "starting " + pod.name);
+  }
+  if (Status s = waitPodsReady(name, {"controller"}, "starting controller", deadline); !s.isOk())
+    return fail(s, "starting the controller");
+
+  auto workers = podNames(*rendered, "worker");
+  setPhase(name, "starting workers (0/" + std::to_string(workers.size()) + " ready)");
+  for (const auto& pod : rendered->pods) {
+    if (pod.role != "worker") continue;
+    if (Status s = runtime_.startPod(pod); !s.isOk()) return fail(s, "starting " + pod.name);
+  }
+  if (Status s = waitPodsReady(name, workers, "starting workers", deadline); !s.isOk())
+    return fail(s, "starting workers");
+  if (Status s = waitNodesIdle(record, deadline); !s.isOk()) return fail(s, "registering nodes");
+  setPhase(name, "waiting for the login node");
+  if (Status s = waitPodsReady(name, {"login"}, "starting login node", deadline); !s.isOk())
+    return fail(s, "starting the login node");
+  while (!tcpAnswers(record.loginAddress, 22)) {
+    if (clock_.now() > deadline)
+      return fail(unavailable("sshd does not answer on " + record.loginAddress + ":22"),
+                  "starting the login node");
+    clock_.sleepFor(std::chrono::milliseconds(50));
+  }
+
+  auto done = mutate(name, [&](ClusterRecord& c) {
+    if (c.status != ClusterStatus::kCreating) return;
+    c.status = ClusterStatus::kRunning;
+    c.phase.clear();
+    c.reason.clear();
+    c.appliedRevision = c.revision;
+  });
+  if (!done.isOk()) return done.status();
+  if (done->status == ClusterStatus::kRunning) {
+    event(name, "Normal", "Running",
+          "cluster is running with " + std::to_string(record.nodes.size()) +
+              " nodes; login: ssh root@" + record.loginAddress);
+  } else {
+    enqueue(name);
+  }
+  return Status::ok();
+}
+
+Status Reconciler::runHealth(const ClusterRecord& record) {
+  // Pods that died (a crashed supervisor, a host reboot) are recreated; the
+  // reconciler owns the pod set as the renderer describes it.
+  auto rendered = renderCluster(record);
+  if (!rendered.isOk()) return rendered.status();
+  for (const auto& pod : rendered->pods) {
+    ASSIGN_OR_RETURN(PodStatus st, runtime_.podStatus(record.spec.name, pod.name));
+    if (st.running) continue;
+    event(record.spec.name, "Warning", "PodRestarted",
+          "pod " + pod.name + " was not running; recreating it");
+    RETURN_IF_ERROR(runtime_.startPod(pod));
+  }
+  return refreshNodes(record.spec.name);
+}
+
+Status Reconciler::runDelete(const ClusterRecord& record) {
+  setPhase(record.spec.name, "stopping pods and removing the network");
+  ClusterNetwork net{record.spec.name, record.id, record.subnet};
+  if (Status s = runtime_.destroyCluster(net); !s.isOk()) {
+    event(record.spec.name, "Warning", "DeleteFailed", s.message());
+    return s;
+  }
+  {
+    std::lock_guard<std::mutex> l(observedMu_);
+    observed_.erase(record.spec.name);
+  }
+  LOG_INFO("cluster " << record.spec.name << " deleted");
+  return store_.deleteCluster(record.spec.name);
+}
+
+Status Reconciler::collectOrphans() {
+  ASSIGN_OR_RETURN(std::vector<std::string> present, runtime_.listClusters());
+  for (const auto& name : present) {
+    auto r = store_.getCluster(name);
+    if (r.isOk()) continue;
+    if (r.status().code() != Code::kNotFound) return r.status();
+    LOG_WARN("removing runtime state of unknown cluster " << name);
+    RETURN_IF_ERROR(runtime_.destroyCluster({name, 0, ""}));
+  }
+  return Status::ok();
+}
+
+}  // namespace corral

@@ -1,0 +1,103 @@
+#pragma once
+
+// The reconciler: the one place that changes clusters. Level-based, like a
+// Kubernetes controller: `reconcile(name)` reads the desired state from the
+// store, looks at what the runtime has, acts, and records what it did. It is
+// safe to call at any time and any number of times; corrald calls it when a
+// request changes a cluster and periodically for every cluster.
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "corral/clock.h"
+#include "corral/runtime.h"
+#include "corral/spec.h"
+#include "corral/store.h"
+
+namespace corral {
+
+struct ReconcilerOptions {
+  std::string subnetPool = "172.29.0.0/16";
+  std::string physicalIdPrefix = "corral";
+  int workers = 4;
+  std::chrono::milliseconds resyncPeriod{5000};
+  // How long a cluster may stay Creating before it is marked Failed.
+  std::chrono::seconds createTimeout{180};
+};
+
+// A node as Slurm last reported it.
+struct NodeObservation {
+  std::string state;   // sinfo's %T, e.g. idle, allocated, down*, drained.
+  std::string reason;  // sinfo's %E.
+};
+
+class Reconciler {
+ public:
+  // `store`, `runtime` and `clock` are not owned and must outlive this.
+  Reconciler(Store& store, Runtime& runtime, Clock& clock, ReconcilerOptions options);
+  ~Reconciler();
+
+  // Starts the worker threads and the periodic resync; `stop` ends them,
+  // waiting for passes in progress. Thread-safe.
+  void start();
+  void stop();
+
+  // Asks for a pass over `cluster` soon. Passes over one cluster never overlap.
+  void enqueue(const std::string& cluster);
+
+  // One synchronous pass (tests call this directly).
+  Status reconcile(const std::string& cluster);
+
+  // Destroys runtime state of clusters the store does not know (left by a
+  // crash between removing the record and the pods, or by hand).
+  Status collectOrphans();
+
+  // The latest Slurm view of a cluster's nodes, by node name.
+  std::map<std::string, NodeObservation> observedNodes(const std::string& cluster);
+
+ private:
+  Status runCreate(ClusterRecord record);
+  Status runDelete(const ClusterRecord& record);
+  Status runHealth(const ClusterRecord& record);
+  Status allocateSubnet(ClusterRecord& record);
+  Status waitPodsReady(const std::string& cluster, const std::vector<std::string>& pods,
+                       const std::string& phasePrefix, std::chrono::steady_clock::time_point deadline);
+  Status waitNodesIdle(const ClusterRecord& record, std::chrono::steady_clock::time_point deadline);
+  Status refreshNodes(const std::string& cluster);
+  // Re-reads the record, applies `fn`, writes it back; retries on Conflict.
+  StatusOr<ClusterRecord> mutate(const std::string& name,
+                                 const std::function<void(ClusterRecord&)>& fn);
+  void setPhase(const std::string& name, const std::string& phase);
+  void event(const std::string& cluster, const std::string& type, const std::string& reason,
+             const std::string& message);
+  bool stillStatus(const std::string& name, ClusterStatus status);
+  void workerLoop();
+  void resyncLoop();
+
+  Store& store_;
+  Runtime& runtime_;
+  Clock& clock_;
+  ReconcilerOptions options_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::string> queue_;
+  std::set<std::string> queued_;
+  std::set<std::string> active_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+
+  std::mutex subnetMu_;
+  std::mutex observedMu_;
+  std::map<std::string, std::map<std::string, NodeObservation>> observed_;
+};
+
+}  // namespace corral

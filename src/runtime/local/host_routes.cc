@@ -1,0 +1,32 @@
+#include "runtime/local/host_routes.h"
+
+#include <arpa/inet.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace corral {
+
+Status checkPoolAgainstHostRoutes(const Cidr& pool) {
+  std::ifstream in("/proc/net/route");
+  std::string line;
+  std::getline(in, line);  // Header.
+  while (std::getline(in, line)) {
+    std::istringstream f(line);
+    std::string iface, dest, gw, flags, refcnt, use, metric, mask;
+    if (!(f >> iface >> dest >> gw >> flags >> refcnt >> use >> metric >> mask)) continue;
+    if (iface.rfind("crlbr", 0) == 0) continue;
+    uint32_t d = ntohl(static_cast<uint32_t>(std::stoul(dest, nullptr, 16)));
+    uint32_t m = ntohl(static_cast<uint32_t>(std::stoul(mask, nullptr, 16)));
+    if (m == 0) continue;  // The default route overlaps everything by design.
+    int prefix = __builtin_popcount(m);
+    Cidr route{d & m, prefix};
+    if (route.overlaps(pool))
+      return invalidArgument("the pod subnet pool " + pool.toString() + " overlaps the host route " +
+                             route.toString() + " on " + iface +
+                             "; pick another pool with --subnet-pool");
+  }
+  return Status::ok();
+}
+
+}  // namespace corral

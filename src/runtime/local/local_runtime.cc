@@ -1,0 +1,404 @@
+#include "runtime/local/local_runtime.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "common/ipv4.h"
+#include "common/log.h"
+#include "runtime/local/pod_json.h"
+#include "runtime/local/pod_supervisor.h"
+
+namespace fs = std::filesystem;
+
+namespace corral {
+namespace {
+
+StatusOr<std::string> readWhole(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return notFound("cannot read " + path);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Status writeAtomic(const std::string& path, const std::string& content, int mode) {
+  std::error_code ec;
+  fs::create_directories(fs::path(path).parent_path(), ec);
+  if (ec) return internalError("cannot create " + fs::path(path).parent_path().string() + ": " +
+                               ec.message());
+  std::string tmp = path + ".tmp";
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  if (fd < 0) return internalError("cannot write " + tmp + ": " + std::strerror(errno));
+  size_t off = 0;
+  while (off < content.size()) {
+    ssize_t n = write(fd, content.data() + off, content.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      close(fd);
+      return internalError("cannot write " + tmp + ": " + std::strerror(errno));
+    }
+    off += static_cast<size_t>(n);
+  }
+  fchmod(fd, static_cast<mode_t>(mode));
+  close(fd);
+  if (rename(tmp.c_str(), path.c_str()) != 0)
+    return internalError("cannot rename " + tmp + ": " + std::strerror(errno));
+  return Status::ok();
+}
+
+// The start time of `pid` (field 22 of /proc/PID/stat), or "" if it is gone.
+std::string processStartTime(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(in, line)) return "";
+  auto rp = line.rfind(')');
+  if (rp == std::string::npos) return "";
+  std::istringstream fields(line.substr(rp + 2));
+  std::string f, state;
+  for (int i = 3; i <= 22 && fields >> f; ++i) {
+    if (i == 3) state = f;
+    if (i == 22) return state == "Z" ? "" : f;
+  }
+  return "";
+}
+
+std::string vethName(int64_t id, const std::string& address, bool host) {
+  auto dot = address.rfind('.');
+  return std::string(host ? "crl" : "crp") + std::to_string(id) + "-" + address.substr(dot + 1);
+}
+
+}  // namespace
+
+LocalRuntime::LocalRuntime(LocalRuntimeOptions options)
+    : options_(std::move(options)),
+      runner_(options_.runner ? *options_.runner : realProcessRunner()) {}
+
+std::string LocalRuntime::netnsName(const std::string& cluster, const std::string& pod) {
+  // '.' appears in neither cluster nor pod names, so the prefix
+  // "corral-<cluster>." names exactly one cluster's namespaces.
+  return "corral-" + cluster + "." + pod;
+}
+
+std::string LocalRuntime::bridgeName(int64_t id) { return "crlbr" + std::to_string(id); }
+
+std::string LocalRuntime::clusterDir(const std::string& cluster) const {
+  return options_.dataDir + "/clusters/" + cluster;
+}
+
+std::string LocalRuntime::podDir(const std::string& cluster, const std::string& pod) const {
+  return clusterDir(cluster) + "/pods/" + pod;
+}
+
+StatusOr<int64_t> LocalRuntime::clusterId(const std::string& cluster) const {
+  auto text = readWhole(clusterDir(cluster) + "/id");
+  if (!text.isOk()) return notFound("cluster \"" + cluster + "\" has no runtime state");
+  return std::stoll(*text);
+}
+
+Status LocalRuntime::initialize() {
+  std::lock_guard<std::mutex> lock(templateMutex_);
+  std::string tmpl = options_.dataDir + "/templates/mariadb";
+  if (fs::exists(tmpl + "/.complete")) return Status::ok();
+  LOG_INFO("preparing the MariaDB template data directory (once per host)");
+  std::error_code ec;
+  fs::remove_all(tmpl, ec);
+  fs::create_directories(tmpl, ec);
+  std::string cnf = options_.dataDir + "/templates/mariadb.cnf";
+  RETURN_IF_ERROR(writeAtomic(cnf,
+                              "[mysqld]\nskip-networking\nperformance_schema=OFF\n"
+                              "innodb_buffer_pool_size=32M\ninnodb_log_file_size=8M\n"
+                              "innodb_data_file_path=ibdata1:4M:autoextend\n"
+                              "innodb_use_native_aio=0\n",
+                              0644));
+  ProcessOptions po;
+  po.timeout = std::chrono::seconds(120);
+  auto r = runChecked(runner_,
+                      {"mariadb-install-db", "--defaults-file=" + cnf, "--datadir=" + tmpl,
+                       "--auth-root-authentication-method=socket", "--skip-test-db",
+                       "--user=root"},
+                      po);
+  if (!r.isOk()) return r.status().withContext("initialising the accounting database template");
+  return writeAtomic(tmpl + "/.complete", "", 0644);
+}
+
+Status LocalRuntime::ensureDatabase(const std::string& cluster) {
+  std::string db = clusterDir(cluster) + "/db";
+  if (fs::exists(db + "/.complete")) return Status::ok();
+  RETURN_IF_ERROR(initialize());
+  std::error_code ec;
+  fs::remove_all(db, ec);
+  auto r = runChecked(runner_, {"cp", "-a", "--sparse=always",
+                                options_.dataDir + "/templates/mariadb", db});
+  if (!r.isOk()) return r.status().withContext("copying the accounting database template");
+  return Status::ok();
+}
+
+Status LocalRuntime::prepareCluster(const ClusterNetwork& net) {
+  std::string dir = clusterDir(net.cluster);
+  std::error_code ec;
+  fs::create_directories(dir + "/pods", ec);
+  fs::create_directories(dir + "/state/slurmctld", ec);
+  if (ec) return internalError("cannot create " + dir + ": " + ec.message());
+  RETURN_IF_ERROR(writeAtomic(dir + "/id", std::to_string(net.id), 0644));
+
+  // Secrets: a munge key of the cluster's own and the login node's host key.
+  std::string mungeKey = dir + "/secrets/munge/munge.key";
+  if (!fs::exists(mungeKey)) {
+    std::string key(1024, '\0');
+    std::random_device rd;
+    for (auto& c : key) c = static_cast<char>(rd() & 0xff);
+    fs::create_directories(dir + "/secrets/munge", ec);
+    chmod((dir + "/secrets").c_str(), 0700);
+    chmod((dir + "/secrets/munge").c_str(), 0700);
+    RETURN_IF_ERROR(writeAtomic(mungeKey, key, 0400));
+  }
+  std::string hostKey = dir + "/etc/ssh/ssh_host_ed25519_key";
+  if (!fs::exists(hostKey + ".pub")) {
+    fs::create_directories(dir + "/etc/ssh", ec);
+    fs::remove(hostKey, ec);
+    auto r = runChecked(runner_, {"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C",
+                                  "root@login." + net.cluster, "-f", hostKey});
+    if (!r.isOk()) return r.status().withContext("generating the login node's host key");
+  }
+  RETURN_IF_ERROR(ensureDatabase(net.cluster));
+
+  // The cluster network: a bridge holding the subnet's first address, so the
+  // host reaches the login node. No NAT and no forwarding: pods reach only
+  // each other and this host.
+  ASSIGN_OR_RETURN(Cidr cidr, parseCidr(net.subnet));
+  std::string br = bridgeName(net.id);
+  if (!fs::exists("/sys/class/net/" + br)) {
+    ProcessOptions po;
+    po.input = "link add " + br + " type bridge\n" + "addr add " +
+               hostAddress(cidr, 1) + "/" + std::to_string(cidr.prefix) + " dev " + br +
+               "\nlink set " + br + " up\n";
+    auto r = runChecked(runner_, {"ip", "-batch", "-"}, po);
+    if (!r.isOk()) return r.status().withContext("creating bridge " + br);
+  }
+  return Status::ok();
+}
+
+Status LocalRuntime::writeFiles(const std::string& cluster, const RenderedFiles& files) {
+  for (const auto& [rel, file] : files) {
+    if (rel.empty() || rel[0] == '/' || rel.find("..") != std::string::npos)
+      return invalidArgument("bad rendered file path " + rel);
+    RETURN_IF_ERROR(writeAtomic(clusterDir(cluster) + "/" + rel, file.content, file.mode));
+  }
+  return Status::ok();
+}
+
+StatusOr<std::string> LocalRuntime::readFile(const std::string& cluster, const std::string& path) {
+  if (path.empty() || path[0] == '/' || path.find("..") != std::string::npos)
+    return invalidArgument("bad path " + path);
+  return readWhole(clusterDir(cluster) + "/" + path);
+}
+
+Status LocalRuntime::ensurePodNetwork(const PodSpec& spec, int64_t id) {
+  std::string ns = netnsName(spec.cluster, spec.name);
+  std::string hostIf = vethName(id, spec.address, true);
+  std::string podIf = vethName(id, spec.address, false);
+  if (!fs::exists("/run/netns/" + ns)) {
+    auto r = runChecked(runner_, {"ip", "netns", "add", ns});
+    if (!r.isOk()) return r.status().withContext("creating network namespace " + ns);
+  }
+  if (!fs::exists("/sys/class/net/" + hostIf)) {
+    ProcessOptions po;
+    po.input = "link add " + hostIf + " type veth peer name " + podIf + "\n" + "link set " +
+               podIf + " netns " + ns + "\n" + "link set " + hostIf + " master " +
+               bridgeName(id) + " up\n";
+    auto r = runChecked(runner_, {"ip", "-batch", "-"}, po);
+    if (!r.isOk()) return r.status().withContext("connecting pod " + spec.name);
+    ProcessOptions pi;
+    pi.input = "link set lo up\nlink set " + podIf + " name eth0\naddr add " + spec.address +
+               "/" + std::to_string(spec.prefixLength) + " dev eth0\nlink set eth0 up\n";
+    auto r2 = runChecked(runner_, {"ip", "-n", ns, "-batch", "-"}, pi);
+    if (!r2.isOk()) return r2.status().withContext("configuring pod " + spec.name + " network");
+  }
+  return Status::ok();
+}
+
+Status LocalRuntime::removePodNetwork(const std::string& cluster, const std::string& pod,
+                                      int64_t id, const std::string& address) {
+  std::string ns = netnsName(cluster, pod);
+  if (!address.empty()) {
+    std::string hostIf = vethName(id, address, true);
+    if (fs::exists("/sys/class/net/" + hostIf))
+      (void)runner_.run({"ip", "link", "del", hostIf});
+  }
+  if (fs::exists("/run/netns/" + ns)) {
+    auto r = runChecked(runner_, {"ip", "netns", "del", ns});
+    if (!r.isOk()) return r.status();
+  }
+  return Status::ok();
+}
+
+int LocalRuntime::podPid(const std::string& cluster, const std::string& pod) const {
+  auto text = readWhole(podDir(cluster, pod) + "/" + kPodPidFile);
+  if (!text.isOk()) return 0;
+  std::istringstream in(*text);
+  int pid = 0;
+  std::string start;
+  in >> pid >> start;
+  if (pid <= 0 || start.empty()) return 0;
+  return processStartTime(pid) == start ? pid : 0;
+}
+
+Status LocalRuntime::startPod(const PodSpec& spec) {
+  if (podPid(spec.cluster, spec.name) > 0) return Status::ok();
+  ASSIGN_OR_RETURN(int64_t id, clusterId(spec.cluster));
+  RETURN_IF_ERROR(ensurePodNetwork(spec, id));
+
+  // A pod that is not running starts from fresh ephemeral directories: this is
+  // what makes /root, /tmp and the rest vanish when a pod is recreated.
+  std::string dir = podDir(spec.cluster, spec.name);
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  fs::create_directories(dir, ec);
+  if (ec) return internalError("cannot create " + dir + ": " + ec.message());
+
+  LaunchSpec launch{spec, "/run/netns/" + netnsName(spec.cluster, spec.name), dir};
+  for (auto& m : launch.pod.mounts)
+    if (!m.source.empty() && m.source[0] != '/') m.source = clusterDir(spec.cluster) + "/" + m.source;
+  std::string specPath = dir + "/" + kPodSpecFile;
+  RETURN_IF_ERROR(writeAtomic(specPath, launchSpecToJson(launch).dump(2), 0600));
+  ProcessOptions po;
+  po.timeout = std::chrono::seconds(30);
+  auto r = runChecked(runner_, {options_.podBinary, "start", specPath}, po);
+  if (!r.isOk()) return r.status().withContext("starting pod " + spec.name);
+  return Status::ok();
+}
+
+StatusOr<PodStatus> LocalRuntime::podStatus(const std::string& cluster, const std::string& pod) {
+  PodStatus st;
+  std::string dir = podDir(cluster, pod);
+  st.exists = fs::exists(dir + "/" + kPodSpecFile);
+  if (!st.exists) return st;
+  st.running = podPid(cluster, pod) > 0;
+  if (!st.running) {
+    st.message = "pod is not running";
+    return st;
+  }
+  auto text = readWhole(dir + "/" + kPodStatusFile);
+  if (!text.isOk()) {
+    st.message = "starting";
+    return st;
+  }
+  auto j = nlohmann::json::parse(*text, nullptr, false);
+  if (j.is_discarded()) return st;
+  st.ready = j.value("ready", false);
+  st.message = j.value("message", "");
+  return st;
+}
+
+StatusOr<std::vector<std::string>> LocalRuntime::listPods(const std::string& cluster) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  std::string dir = clusterDir(cluster) + "/pods";
+  if (!fs::exists(dir)) return out;
+  for (const auto& e : fs::directory_iterator(dir, ec)) out.push_back(e.path().filename());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Status LocalRuntime::stopPod(const std::string& cluster, const std::string& pod) {
+  std::string dir = podDir(cluster, pod);
+  std::string address;
+  if (auto spec = readWhole(dir + "/" + kPodSpecFile); spec.isOk()) {
+    auto j = nlohmann::json::parse(*spec, nullptr, false);
+    if (!j.is_discarded()) address = j.value("address", "");
+  }
+  int pid = podPid(cluster, pod);
+  if (pid > 0) {
+    kill(pid, SIGTERM);
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(8);
+    while (podPid(cluster, pod) > 0 && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (podPid(cluster, pod) > 0) {
+      kill(pid, SIGKILL);
+      while (podPid(cluster, pod) > 0)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  auto id = clusterId(cluster);
+  if (id.isOk()) RETURN_IF_ERROR(removePodNetwork(cluster, pod, *id, address));
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  if (ec) return internalError("cannot remove " + dir + ": " + ec.message());
+  return Status::ok();
+}
+
+StatusOr<ProcessResult> LocalRuntime::exec(const std::string& cluster, const std::string& pod,
+                                           const std::vector<std::string>& argv,
+                                           const ProcessOptions& options) {
+  int pid = podPid(cluster, pod);
+  if (pid <= 0) return unavailable("pod " + pod + " of cluster \"" + cluster + "\" is not running");
+  std::vector<std::string> cmd = {"nsenter", "-t", std::to_string(pid), "-n", "-m", "-u", "-i",
+                                  "-p", "-r", "-w", "--", "env", "-i",
+                                  "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                                  "HOME=/root", "LANG=C.UTF-8", "USER=root"};
+  for (const auto& [k, v] : options.env) cmd.push_back(k + "=" + v);
+  cmd.insert(cmd.end(), argv.begin(), argv.end());
+  ProcessOptions po = options;
+  po.env.clear();
+  return runner_.run(cmd, po);
+}
+
+Status LocalRuntime::destroyCluster(const ClusterNetwork& net) {
+  auto pods = listPods(net.cluster);
+  if (pods.isOk()) {
+    // Stop pods concurrently: each waits for its daemons' grace period.
+    std::vector<std::thread> threads;
+    std::mutex mu;
+    Status first;
+    for (const auto& p : *pods) {
+      threads.emplace_back([&, p] {
+        Status s = stopPod(net.cluster, p);
+        std::lock_guard<std::mutex> l(mu);
+        if (!s.isOk() && first.isOk()) first = s;
+      });
+    }
+    for (auto& t : threads) t.join();
+    RETURN_IF_ERROR(first);
+  }
+  // Namespaces whose pod directory was already gone (a crash in between).
+  std::error_code ec;
+  std::string prefix = "corral-" + net.cluster + ".";
+  if (fs::exists("/run/netns")) {
+    for (const auto& e : fs::directory_iterator("/run/netns", ec)) {
+      std::string n = e.path().filename();
+      if (n.rfind(prefix, 0) == 0) (void)runner_.run({"ip", "netns", "del", n});
+    }
+  }
+  int64_t id = net.id;
+  if (id == 0) {
+    auto known = clusterId(net.cluster);
+    if (known.isOk()) id = *known;
+  }
+  if (id > 0 && fs::exists("/sys/class/net/" + bridgeName(id))) {
+    auto r = runChecked(runner_, {"ip", "link", "del", bridgeName(id)});
+    if (!r.isOk()) return r.status();
+  }
+  fs::remove_all(clusterDir(net.cluster), ec);
+  if (ec) return internalError("cannot remove " + clusterDir(net.cluster) + ": " + ec.message());
+  return Status::ok();
+}
+
+StatusOr<std::vector<std::string>> LocalRuntime::listClusters() {
+  std::vector<std::string> out;
+  std::error_code ec;
+  std::string dir = options_.dataDir + "/clusters";
+  if (!fs::exists(dir)) return out;
+  for (const auto& e : fs::directory_iterator(dir, ec)) out.push_back(e.path().filename());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace corral

@@ -1,0 +1,292 @@
+#include "slurm/renderer.h"
+
+#include <map>
+#include <sstream>
+
+#include "common/ipv4.h"
+#include "slurm/hostlist.h"
+
+namespace corral {
+namespace {
+
+constexpr int kSlurmctldPort = 6817;
+constexpr int kSlurmdPort = 6818;
+constexpr int kSlurmdbdPort = 6819;
+
+std::vector<std::string> namesOf(const std::vector<NodeRecord>& nodes, const std::string& group) {
+  std::vector<std::string> out;
+  for (const auto& n : nodes)
+    if (group.empty() || n.group == group) out.push_back(n.name);
+  return out;
+}
+
+std::string header(const ClusterRecord& r, const char* comment = "#") {
+  std::ostringstream o;
+  o << comment << " Rendered by corral for cluster \"" << r.spec.name << "\", revision "
+    << r.revision << ".\n"
+    << comment << " Do not edit: corral regenerates this file on every change.\n";
+  return o.str();
+}
+
+std::string renderSlurmdbdConf(const ClusterRecord& r) {
+  std::ostringstream o;
+  o << header(r)
+    << "AuthType=auth/munge\n"
+       "DbdHost=controller\n"
+       "DbdPort="
+    << kSlurmdbdPort
+    << "\n"
+       "SlurmUser=root\n"
+       "LogFile=/var/log/slurm/slurmdbd.log\n"
+       "PidFile=/run/slurmdbd.pid\n"
+       "StorageType=accounting_storage/mysql\n"
+       "# MariaDB runs in the controller pod; its socket is the pod's own\n"
+       "# /run/mysqld/mysqld.sock and root authenticates by that socket, so no\n"
+       "# password exists to leak.\n"
+       "StorageHost=localhost\n"
+       "StorageUser=root\n"
+       "StorageLoc=slurm_acct_db\n";
+  return o.str();
+}
+
+std::string renderJobContainerConf(const ClusterRecord& r) {
+  return header(r) +
+         "# Every job gets a private /tmp and /dev/shm that vanish with it.\n"
+         "AutoBasePath=true\n"
+         "BasePath=/var/spool/slurmd/job_containers\n";
+}
+
+std::string renderMyCnf(const ClusterRecord& r) {
+  return header(r) +
+         "[mysqld]\n"
+         "datadir=/var/lib/mysql\n"
+         "socket=/run/mysqld/mysqld.sock\n"
+         "pid-file=/run/mysqld/mysqld.pid\n"
+         "log-error=/var/log/mysql/error.log\n"
+         "user=root\n"
+         "skip-networking\n"
+         "skip-name-resolve\n"
+         "performance_schema=OFF\n"
+         "innodb_buffer_pool_size=32M\n"
+         "innodb_log_file_size=8M\n"
+         "innodb_data_file_path=ibdata1:4M:autoextend\n"
+         "innodb_lock_wait_timeout=900\n"
+         "innodb_flush_log_at_trx_commit=2\n"
+         "innodb_use_native_aio=0\n"
+         "[client]\n"
+         "socket=/run/mysqld/mysqld.sock\n";
+}
+
+std::string renderSshdConfig(const ClusterRecord& r) {
+  return header(r) +
+         "Port 22\n"
+         "ListenAddress 0.0.0.0\n"
+         "HostKey /etc/ssh/ssh_host_ed25519_key\n"
+         "PermitRootLogin prohibit-password\n"
+         "PasswordAuthentication no\n"
+         "KbdInteractiveAuthentication no\n"
+         "PubkeyAuthentication yes\n"
+         "AuthorizedKeysFile /etc/ssh/authorized_keys/%u\n"
+         "UsePAM no\n"
+         "UseDNS no\n"
+         "PidFile /run/sshd.pid\n"
+         "PrintMotd no\n"
+         "AcceptEnv LANG LC_*\n"
+         "Subsystem sftp /usr/lib/openssh/sftp-server\n";
+}
+
+std::string renderAuthorizedKeys(const ClusterRecord& r) {
+  std::string out = header(r);
+  for (const auto& k : r.spec.sshKeys) out += k + "\n";
+  return out;
+}
+
+DaemonSpec munged() {
+  return {"munged",
+          {"munged", "--foreground", "--key-file=/etc/munge/munge.key",
+           "--seed-file=/run/munge/munged.seed", "--log-file=/var/log/munge/munged.log",
+           "--pid-file=/run/munge/munged.pid"},
+          {},
+          {0, "/run/munge/munge.socket.2", std::chrono::seconds(10)}};
+}
+
+PodSpec basePod(const ClusterRecord& r, const std::string& name, const std::string& role,
+                const std::string& address) {
+  PodSpec p;
+  p.cluster = r.spec.name;
+  p.name = name;
+  p.role = role;
+  p.address = address;
+  p.prefixLength = kClusterPrefix;
+  p.ephemeralDirs = {"/root", "/home", "/tmp", "/run", "/var/log", "/var/spool", "/var/tmp"};
+  p.mounts = {{"etc/slurm", "/etc/slurm", true},
+              {"etc/hosts", "/etc/hosts", true},
+              {"secrets/munge", "/etc/munge", true}};
+  p.setupDirs = {"/run/munge", "/var/log/munge", "/var/log/slurm"};
+  p.daemons.push_back(munged());
+  return p;
+}
+
+}  // namespace
+
+StatusOr<std::vector<NodeRecord>> planNodes(const ClusterSpec& spec, const std::string& subnet,
+                                            const std::vector<NodeRecord>& existing) {
+  ASSIGN_OR_RETURN(Cidr net, parseCidr(subnet));
+  if (net.prefix != kClusterPrefix)
+    return invalidArgument("cluster subnet " + subnet + " must be a /24");
+  std::map<std::string, std::string> ids;
+  for (const auto& n : existing) ids[n.name] = n.physicalId;
+  std::vector<NodeRecord> out;
+  for (int i = 0; i < spec.gpuNodes; ++i) {
+    std::string name = std::string(kGpuGroup) + "-" + std::to_string(i);
+    out.push_back({name, kGpuGroup, ids[name], hostAddress(net, kGpuNodeOffset + i)});
+  }
+  for (int i = 0; i < spec.cpuNodes; ++i) {
+    std::string name = std::string(kCpuGroup) + "-" + std::to_string(i);
+    out.push_back({name, kCpuGroup, ids[name], hostAddress(net, kCpuNodeOffset + i)});
+  }
+  return out;
+}
+
+std::string renderSlurmConf(const ClusterRecord& r) {
+  std::ostringstream o;
+  auto net = parseCidr(r.subnet);
+  std::string controllerAddr = net.isOk() ? hostAddress(*net, kControllerOffset) : "";
+  o << header(r) << "# Change it with `corral config set`.\n"
+    << "ClusterName=" << r.spec.name << "\n"
+    << "SlurmctldHost=controller(" << controllerAddr << ")\n"
+    << "SlurmUser=root\n"
+       "SlurmdUser=root\n"
+       "AuthType=auth/munge\n"
+       "CredType=cred/munge\n"
+       "SlurmctldPort="
+    << kSlurmctldPort << "\nSlurmdPort=" << kSlurmdPort
+    << "\n"
+       "StateSaveLocation=/var/spool/slurmctld\n"
+       "SlurmdSpoolDir=/var/spool/slurmd\n"
+       "SlurmctldPidFile=/run/slurmctld.pid\n"
+       "SlurmdPidFile=/run/slurmd.pid\n"
+       "SlurmctldLogFile=/var/log/slurm/slurmctld.log\n"
+       "SlurmdLogFile=/var/log/slurm/slurmd.log\n"
+       "# Pods share the host's cgroup hierarchy, so processes are tracked\n"
+       "# through /proc rather than cgroups.\n"
+       "ProctrackType=proctrack/linuxproc\n"
+       "TaskPlugin=task/none\n"
+       "# A private /tmp per job, removed when the job ends.\n"
+       "JobContainerType=job_container/tmpfs\n"
+       "PrologFlags=Contain\n"
+       "SelectType=select/cons_tres\n"
+       "SelectTypeParameters=CR_Core\n"
+       "SchedulerType=sched/backfill\n"
+       "GresTypes=gpu\n"
+       "SlurmdParameters=config_overrides\n"
+       "ReturnToService=2\n"
+       "MpiDefault=none\n"
+       "SwitchType=switch/none\n"
+       "AccountingStorageType=accounting_storage/slurmdbd\n"
+       "AccountingStorageHost=controller\n"
+       "AccountingStoragePort="
+    << kSlurmdbdPort
+    << "\n"
+       "AccountingStorageTRES=gres/gpu\n"
+       "JobAcctGatherType=jobacct_gather/linux\n"
+       "JobCompType=jobcomp/none\n"
+       "SlurmctldTimeout=30\n"
+       "SlurmdTimeout=30\n"
+       "MessageTimeout=10\n"
+       "InactiveLimit=0\n"
+       "KillWait=5\n"
+       "MinJobAge=300\n"
+       "Waittime=0\n"
+       "\n# Nodes\n";
+  for (const auto& n : r.nodes) {
+    bool gpu = n.group == kGpuGroup;
+    o << "NodeName=" << n.name << " NodeAddr=" << n.address
+      << " CPUs=" << (gpu ? kGpuNodeCpus : kCpuNodeCpus)
+      << " RealMemory=" << (gpu ? kGpuNodeMemoryMb : kCpuNodeMemoryMb);
+    if (gpu) o << " Gres=gpu:" << r.spec.gpusPerNode;
+    o << " Feature=" << n.group << " State=UNKNOWN\n";
+  }
+  o << "\n# Partitions managed by corral\n"
+    << "PartitionName=all Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n";
+  auto gpuNodes = namesOf(r.nodes, kGpuGroup);
+  if (!gpuNodes.empty())
+    o << "PartitionName=" << kGpuGroup << " Nodes=" << compressHostlist(gpuNodes)
+      << " MaxTime=INFINITE State=UP\n";
+  auto cpuNodes = namesOf(r.nodes, kCpuGroup);
+  if (!cpuNodes.empty())
+    o << "PartitionName=" << kCpuGroup << " Nodes=" << compressHostlist(cpuNodes)
+      << " MaxTime=INFINITE State=UP\n";
+  return o.str();
+}
+
+std::string renderGresConf(const ClusterRecord& r) {
+  std::string out = header(r) + "AutoDetect=off\n";
+  auto gpuNodes = namesOf(r.nodes, kGpuGroup);
+  if (!gpuNodes.empty() && r.spec.gpusPerNode > 0) {
+    std::string files = r.spec.gpusPerNode == 1
+                            ? "/dev/nvidia0"
+                            : "/dev/nvidia[0-" + std::to_string(r.spec.gpusPerNode - 1) + "]";
+    out += "NodeName=" + compressHostlist(gpuNodes) + " Name=gpu File=" + files + "\n";
+  }
+  return out;
+}
+
+std::string renderHosts(const ClusterRecord& r) {
+  std::ostringstream o;
+  auto net = parseCidr(r.subnet);
+  o << header(r) << "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n";
+  if (net.isOk()) {
+    o << hostAddress(*net, kControllerOffset) << "\tcontroller\n"
+      << hostAddress(*net, kLoginOffset) << "\tlogin\n";
+  }
+  for (const auto& n : r.nodes) o << n.address << "\t" << n.name << "\n";
+  return o.str();
+}
+
+StatusOr<RenderedCluster> renderCluster(const ClusterRecord& r) {
+  ASSIGN_OR_RETURN(Cidr net, parseCidr(r.subnet));
+  RenderedCluster out;
+  out.files["etc/slurm/slurm.conf"] = {renderSlurmConf(r), 0644};
+  out.files["etc/slurm/gres.conf"] = {renderGresConf(r), 0644};
+  out.files["etc/slurm/job_container.conf"] = {renderJobContainerConf(r), 0644};
+  out.files["etc/slurm/slurmdbd.conf"] = {renderSlurmdbdConf(r), 0600};
+  out.files["etc/hosts"] = {renderHosts(r), 0644};
+  out.files["etc/mysql/my.cnf"] = {renderMyCnf(r), 0644};
+  out.files["etc/ssh/sshd_config"] = {renderSshdConfig(r), 0644};
+  out.files["etc/ssh/authorized_keys/root"] = {renderAuthorizedKeys(r), 0644};
+
+  PodSpec controller = basePod(r, "controller", "controller", hostAddress(net, kControllerOffset));
+  controller.mounts.push_back({"state/slurmctld", "/var/spool/slurmctld", false});
+  controller.mounts.push_back({"db", "/var/lib/mysql", false});
+  controller.mounts.push_back({"etc/mysql", "/etc/mysql", true});
+  controller.setupDirs.insert(controller.setupDirs.end(), {"/run/mysqld", "/var/log/mysql"});
+  controller.daemons.push_back({"mariadb",
+                                {"mariadbd", "--defaults-file=/etc/mysql/my.cnf"},
+                                {},
+                                {0, "/run/mysqld/mysqld.sock", std::chrono::seconds(60)}});
+  controller.daemons.push_back(
+      {"slurmdbd", {"slurmdbd", "-D"}, {}, {kSlurmdbdPort, "", std::chrono::seconds(60)}});
+  controller.daemons.push_back(
+      {"slurmctld", {"slurmctld", "-D"}, {}, {kSlurmctldPort, "", std::chrono::seconds(60)}});
+  out.pods.push_back(std::move(controller));
+
+  PodSpec login = basePod(r, "login", "login", hostAddress(net, kLoginOffset));
+  login.mounts.push_back({"etc/ssh", "/etc/ssh", true});
+  login.setupDirs.push_back("/run/sshd");
+  login.daemons.push_back(
+      {"sshd", {"/usr/sbin/sshd", "-D", "-e"}, {}, {22, "", std::chrono::seconds(10)}});
+  out.pods.push_back(std::move(login));
+
+  for (const auto& n : r.nodes) {
+    PodSpec w = basePod(r, n.name, "worker", n.address);
+    w.gpus = n.group == kGpuGroup ? r.spec.gpusPerNode : 0;
+    w.setupDirs.push_back("/var/spool/slurmd");
+    w.daemons.push_back(
+        {"slurmd", {"slurmd", "-D"}, {}, {kSlurmdPort, "", std::chrono::seconds(30)}});
+    out.pods.push_back(std::move(w));
+  }
+  return out;
+}
+
+}  // namespace corral

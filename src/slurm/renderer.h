@@ -1,0 +1,52 @@
+#pragma once
+
+// The renderer: pure functions from a cluster's record to the files and pods
+// that realise it. Deterministic, so re-rendering the same revision is
+// byte-identical and a diff of two renders is exactly what a change does.
+
+#include <string>
+#include <vector>
+
+#include "corral/runtime.h"
+#include "corral/spec.h"
+#include "corral/status.h"
+
+namespace corral {
+
+// Fixed addresses inside a cluster's subnet.
+inline constexpr uint32_t kGatewayOffset = 1;     // The host's side of the bridge.
+inline constexpr uint32_t kControllerOffset = 2;
+inline constexpr uint32_t kLoginOffset = 3;
+inline constexpr uint32_t kGpuNodeOffset = 10;    // slinky-i is at .10+i.
+inline constexpr uint32_t kCpuNodeOffset = 230;   // cpu-workers-i is at .230+i.
+inline constexpr int kClusterPrefix = 24;
+
+// Resources each worker advertises to Slurm. The pods share the host's cores,
+// so these are what the scheduler plans with, not what the host has
+// (`SlurmdParameters=config_overrides`).
+inline constexpr int kGpuNodeCpus = 32;
+inline constexpr int kGpuNodeMemoryMb = 256000;
+inline constexpr int kCpuNodeCpus = 32;
+inline constexpr int kCpuNodeMemoryMb = 128000;
+
+// The node list a spec asks for, in Slurm order (GPU group, then CPU group),
+// with addresses in `subnet`. Physical ids are copied from `existing` by
+// name; nodes new to the cluster get an empty `physicalId` for the caller to
+// assign.
+StatusOr<std::vector<NodeRecord>> planNodes(const ClusterSpec& spec, const std::string& subnet,
+                                            const std::vector<NodeRecord>& existing);
+
+struct RenderedCluster {
+  RenderedFiles files;         // Relative to the cluster's directory.
+  std::vector<PodSpec> pods;   // controller, login, then workers in order.
+};
+
+// Renders everything. `record.nodes` must come from `planNodes`.
+StatusOr<RenderedCluster> renderCluster(const ClusterRecord& record);
+
+// The individual files, exposed for tests and `config diff`.
+std::string renderSlurmConf(const ClusterRecord& record);
+std::string renderGresConf(const ClusterRecord& record);
+std::string renderHosts(const ClusterRecord& record);
+
+}  // namespace corral

@@ -1,0 +1,575 @@
+#include "store/sqlite_store.h"
+
+#include <sqlite3.h>
+
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/spec_json.h"
+
+namespace corral {
+
+namespace {
+
+using nlohmann::json;
+
+// `kMigrations[v]` takes a database from schema version `v` to `v + 1`. A
+// later schema appends an entry; an existing one never changes, because
+// databases in the field have already run it.
+constexpr const char* kMigrations[] = {
+    // 0 -> 1: the first schema.
+    R"sql(
+      CREATE TABLE clusters (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        name TEXT NOT NULL UNIQUE,
+        version INTEGER NOT NULL,
+        record TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE TABLE revisions (
+        cluster_id INTEGER NOT NULL,
+        revision INTEGER NOT NULL,
+        spec TEXT NOT NULL,
+        author TEXT NOT NULL DEFAULT '',
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (cluster_id, revision)
+      );
+      CREATE TABLE events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        cluster TEXT NOT NULL,
+        time INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        message TEXT NOT NULL
+      );
+      CREATE INDEX events_by_cluster ON events (cluster, id);
+      CREATE TABLE sequences (
+        name TEXT PRIMARY KEY,
+        value INTEGER NOT NULL
+      );
+    )sql",
+};
+static_assert(std::size(kMigrations) == SqliteStore::kSchemaVersion,
+              "every schema version needs its migration");
+
+constexpr const char* kSelectCluster = "SELECT id, version, record FROM clusters WHERE name = ?";
+constexpr const char* kSelectClusterId = "SELECT id FROM clusters WHERE name = ?";
+constexpr const char* kListClusters = "SELECT name, id, version, record FROM clusters ORDER BY id";
+constexpr const char* kInsertCluster =
+    "INSERT INTO clusters (name, version, record, created_at, updated_at) VALUES (?, 1, '', ?, ?)";
+constexpr const char* kSetClusterRecord = "UPDATE clusters SET record = ? WHERE id = ?";
+// The stored revision is the newest row in `revisions`: every write that
+// raises a record's revision adds that row in the same transaction.
+constexpr const char* kSelectForUpdate =
+    "SELECT id, version, (SELECT COALESCE(MAX(revision), 0) FROM revisions "
+    "WHERE cluster_id = clusters.id) FROM clusters WHERE name = ?";
+constexpr const char* kUpdateCluster =
+    "UPDATE clusters SET version = ?, record = ?, created_at = ?, updated_at = ? "
+    "WHERE id = ? AND version = ?";
+constexpr const char* kDeleteCluster = "DELETE FROM clusters WHERE id = ?";
+constexpr const char* kInsertRevision =
+    "INSERT INTO revisions (cluster_id, revision, spec, author, created_at) "
+    "VALUES (?, ?, ?, '', ?)";
+constexpr const char* kListRevisions =
+    "SELECT revision, spec FROM revisions WHERE cluster_id = ? ORDER BY revision";
+constexpr const char* kDeleteRevisions = "DELETE FROM revisions WHERE cluster_id = ?";
+// One statement, so the existence check and the insert are atomic without a
+// transaction.
+constexpr const char* kInsertEvent =
+    "INSERT INTO events (cluster, time, type, reason, message) "
+    "SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM clusters WHERE name = ?)";
+constexpr const char* kListEvents =
+    "SELECT id, cluster, time, type, reason, message FROM "
+    "(SELECT * FROM events WHERE cluster = ? ORDER BY id DESC LIMIT ?) ORDER BY id";
+constexpr const char* kDeleteEvents = "DELETE FROM events WHERE cluster = ?";
+constexpr const char* kNextSequence =
+    "INSERT INTO sequences (name, value) VALUES (?, 1) "
+    "ON CONFLICT (name) DO UPDATE SET value = value + 1 RETURNING value";
+
+std::string quote(const std::string& s) { return "\"" + s + "\""; }
+
+// nlohmann throws on strings that are not UTF-8; such a string can only come
+// from a caller's bug, so it is the caller's error and nothing is written.
+StatusOr<std::string> dump(const json& j, const std::string& cluster) {
+  try {
+    return j.dump();
+  } catch (const json::exception& e) {
+    return invalidArgument("cluster " + quote(cluster) +
+                           " has text that is not valid UTF-8: " + e.what());
+  }
+}
+
+Status checkName(const std::string& name) {
+  if (name.empty()) return invalidArgument("cluster name must not be empty");
+  return Status::ok();
+}
+
+}  // namespace
+
+// A cached prepared statement in use. Binds parameters in order and resets the
+// statement when it goes out of scope, so that the next user finds it clean
+// and no read lock outlives the call.
+class SqliteStore::Statement {
+ public:
+  Statement(SqliteStore* store, const char* sql) : store_(store), sql_(sql) {
+    StatusOr<sqlite3_stmt*> stmt = store->prepare(sql);
+    if (stmt.isOk()) {
+      stmt_ = *stmt;
+    } else {
+      status_ = stmt.status();
+    }
+  }
+  ~Statement() {
+    if (stmt_ != nullptr) {
+      sqlite3_reset(stmt_);
+      sqlite3_clear_bindings(stmt_);
+    }
+  }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  Statement& bind(int64_t value) {
+    if (status_.isOk()) check(sqlite3_bind_int64(stmt_, ++index_, value));
+    return *this;
+  }
+  Statement& bind(const std::string& value) {
+    if (status_.isOk()) {
+      check(sqlite3_bind_text(stmt_, ++index_, value.data(), static_cast<int>(value.size()),
+                              SQLITE_TRANSIENT));
+    }
+    return *this;
+  }
+
+  // True for a row, false when done.
+  StatusOr<bool> step() {
+    if (!status_.isOk()) return status_;
+    int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    return store_->error(rc, sql_);
+  }
+
+  // Runs a statement that returns no rows.
+  Status run() {
+    ASSIGN_OR_RETURN(bool row, step());
+    if (row) return internalError(std::string("store: unexpected row from ") + sql_);
+    return Status::ok();
+  }
+
+  int64_t int64(int column) { return sqlite3_column_int64(stmt_, column); }
+  std::string text(int column) {
+    const unsigned char* p = sqlite3_column_text(stmt_, column);
+    int n = sqlite3_column_bytes(stmt_, column);
+    return p == nullptr ? std::string() : std::string(reinterpret_cast<const char*>(p), n);
+  }
+
+ private:
+  void check(int rc) {
+    if (rc != SQLITE_OK) status_ = store_->error(rc, sql_);
+  }
+
+  SqliteStore* store_;
+  const char* sql_;
+  sqlite3_stmt* stmt_ = nullptr;
+  Status status_;
+  int index_ = 0;
+};
+
+// Rolls back unless committed, so that every early return leaves the database
+// as it was.
+class SqliteStore::Transaction {
+ public:
+  explicit Transaction(SqliteStore* store) : store_(store) {}
+  ~Transaction() {
+    if (active_) {
+      Statement rollback(store_, "ROLLBACK");
+      (void)rollback.run();
+    }
+  }
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+
+  // A write transaction takes the write lock at once (BEGIN IMMEDIATE): one
+  // that started as a reader could fail to upgrade later, after work was done.
+  Status begin(bool write) {
+    Statement begin(store_, write ? "BEGIN IMMEDIATE" : "BEGIN");
+    RETURN_IF_ERROR(begin.run());
+    active_ = true;
+    return Status::ok();
+  }
+
+  Status commit() {
+    Statement commit(store_, "COMMIT");
+    RETURN_IF_ERROR(commit.run());
+    active_ = false;
+    return Status::ok();
+  }
+
+ private:
+  SqliteStore* store_;
+  bool active_ = false;
+};
+
+SqliteStore::SqliteStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+
+SqliteStore::~SqliteStore() {
+  for (auto& [sql, stmt] : statements_) sqlite3_finalize(stmt);
+  sqlite3_close_v2(db_);
+}
+
+StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::open(const std::string& path,
+                                                         std::chrono::milliseconds busyTimeout) {
+  const std::string context = "cannot open store database " + quote(path);
+  sqlite3* db = nullptr;
+  // NOMUTEX: `mu_` already serialises every use of the connection.
+  int rc = sqlite3_open_v2(
+      path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    sqlite3_close_v2(db);
+    return internalError(context + ": " + message +
+                         "; check that its directory exists and is writable");
+  }
+  std::unique_ptr<SqliteStore> store(new SqliteStore(db, path));
+  Status status = store->configure(busyTimeout);
+  if (status.isOk()) status = store->migrate();
+  if (!status.isOk()) return status.withContext(context);
+  return store;
+}
+
+Status SqliteStore::configure(std::chrono::milliseconds busyTimeout) {
+  sqlite3_extended_result_codes(db_, 1);
+  sqlite3_busy_timeout(db_, static_cast<int>(busyTimeout.count()));
+  {
+    // WAL lets readers in other processes proceed while corrald writes.
+    Statement wal(this, "PRAGMA journal_mode = WAL");
+    ASSIGN_OR_RETURN(bool row, wal.step());
+    std::string mode = row ? wal.text(0) : "";
+    if (mode != "wal" && mode != "memory") {
+      return internalError("cannot switch the database to WAL mode (journal mode is " +
+                           quote(mode) + "); keep it on a local filesystem");
+    }
+  }
+  // FULL: a committed write (a sequence value handed out, say) survives a
+  // power loss, not only a crash of corrald.
+  return exec("PRAGMA synchronous = FULL");
+}
+
+Status SqliteStore::migrate() {
+  // The write lock makes two processes opening a new database at once take
+  // turns, and the second then finds the schema in place.
+  Transaction tx(this);
+  RETURN_IF_ERROR(tx.begin(/*write=*/true));
+  int64_t version = 0;
+  {
+    Statement userVersion(this, "PRAGMA user_version");
+    ASSIGN_OR_RETURN(bool row, userVersion.step());
+    if (row) version = userVersion.int64(0);
+  }
+  if (version > kSchemaVersion) {
+    return failedPrecondition("the database has schema version " + std::to_string(version) +
+                              " but this corral understands at most " +
+                              std::to_string(kSchemaVersion) + "; upgrade corral");
+  }
+  if (version < 0) {
+    return internalError("the database has schema version " + std::to_string(version) +
+                         ", which no corral writes; is it another program's database?");
+  }
+  if (version == kSchemaVersion) return Status::ok();
+  for (int64_t v = version; v < kSchemaVersion; ++v) {
+    RETURN_IF_ERROR(
+        exec(kMigrations[v]).withContext("migration to schema version " + std::to_string(v + 1)));
+  }
+  RETURN_IF_ERROR(exec(("PRAGMA user_version = " + std::to_string(kSchemaVersion)).c_str()));
+  return tx.commit();
+}
+
+Status SqliteStore::exec(const char* sql) {
+  char* message = nullptr;
+  int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &message);
+  if (rc == SQLITE_OK) return Status::ok();
+  std::string text = message != nullptr ? message : sqlite3_errstr(rc);
+  sqlite3_free(message);
+  if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED) {
+    return unavailable("store database " + quote(path_) + " is locked by another process (" + text +
+                       "); retry");
+  }
+  return internalError("store database " + quote(path_) + ": " + text);
+}
+
+StatusOr<sqlite3_stmt*> SqliteStore::prepare(const char* sql) {
+  auto it = statements_.find(sql);
+  if (it != statements_.end()) return it->second;
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+  if (rc != SQLITE_OK) return error(rc, sql);
+  statements_.emplace(sql, stmt);
+  return stmt;
+}
+
+Status SqliteStore::error(int rc, const std::string& what) const {
+  std::string message = sqlite3_errmsg(db_);
+  if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED) {
+    return unavailable("store database " + quote(path_) + " is locked by another process (" +
+                       message + "); retry");
+  }
+  return internalError("store database " + quote(path_) + ": " + message + " (in \"" + what +
+                       "\")");
+}
+
+StatusOr<ClusterRecord> SqliteStore::readRecord(const std::string& name, int64_t id,
+                                                int64_t version,
+                                                const std::string& recordJson) const {
+  const std::string corrupt = "the stored record of cluster " + quote(name) +
+                              " is corrupt (restore the store from a backup or delete the "
+                              "cluster): ";
+  json j = json::parse(recordJson, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return internalError(corrupt + "it is not valid JSON");
+  StatusOr<ClusterRecord> record = recordFromJson(j);
+  if (!record.isOk()) return internalError(corrupt + record.status().message());
+  if (record->spec.name != name) {
+    return internalError(corrupt + "it names cluster " + quote(record->spec.name));
+  }
+  // The columns are authoritative; the copies inside the JSON are for readers
+  // of a dump.
+  record->id = id;
+  record->version = version;
+  return record;
+}
+
+StatusOr<ClusterRecord> SqliteStore::createCluster(ClusterRecord record) {
+  const std::string name = record.spec.name;
+  RETURN_IF_ERROR(checkName(name));
+  std::lock_guard<std::mutex> lock(mu_);
+  Transaction tx(this);
+  RETURN_IF_ERROR(tx.begin(/*write=*/true));
+  {
+    Statement exists(this, kSelectClusterId);
+    ASSIGN_OR_RETURN(bool found, exists.bind(name).step());
+    if (found) return conflict("a cluster named " + quote(name) + " already exists");
+  }
+  {
+    Statement insert(this, kInsertCluster);
+    RETURN_IF_ERROR(insert.bind(name).bind(record.createdAt).bind(record.updatedAt).run());
+  }
+  // The id is only known once the row exists, and the record JSON carries it.
+  record.id = sqlite3_last_insert_rowid(db_);
+  record.version = 1;
+  ASSIGN_OR_RETURN(std::string text, dump(recordToJson(record), name));
+  {
+    Statement set(this, kSetClusterRecord);
+    RETURN_IF_ERROR(set.bind(text).bind(record.id).run());
+  }
+  if (record.revision > 0) {
+    ASSIGN_OR_RETURN(std::string spec, dump(specToJson(record.spec), name));
+    Statement revision(this, kInsertRevision);
+    RETURN_IF_ERROR(
+        revision.bind(record.id).bind(record.revision).bind(spec).bind(record.updatedAt).run());
+  }
+  RETURN_IF_ERROR(tx.commit());
+  return record;
+}
+
+StatusOr<ClusterRecord> SqliteStore::getCluster(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Statement select(this, kSelectCluster);
+  ASSIGN_OR_RETURN(bool found, select.bind(name).step());
+  if (!found) return notFound("no cluster named " + quote(name));
+  return readRecord(name, select.int64(0), select.int64(1), select.text(2));
+}
+
+StatusOr<std::vector<ClusterRecord>> SqliteStore::listClusters() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<ClusterRecord> records;
+  Statement select(this, kListClusters);
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, select.step());
+    if (!row) break;
+    ASSIGN_OR_RETURN(ClusterRecord record,
+                     readRecord(select.text(0), select.int64(1), select.int64(2), select.text(3)));
+    records.push_back(std::move(record));
+  }
+  return records;
+}
+
+StatusOr<ClusterRecord> SqliteStore::updateCluster(const ClusterRecord& record) {
+  const std::string& name = record.spec.name;
+  RETURN_IF_ERROR(checkName(name));
+  std::lock_guard<std::mutex> lock(mu_);
+  Transaction tx(this);
+  RETURN_IF_ERROR(tx.begin(/*write=*/true));
+  int64_t id = 0;
+  int64_t version = 0;
+  int64_t revision = 0;
+  {
+    Statement select(this, kSelectForUpdate);
+    ASSIGN_OR_RETURN(bool found, select.bind(name).step());
+    if (!found) return notFound("no cluster named " + quote(name));
+    id = select.int64(0);
+    version = select.int64(1);
+    revision = select.int64(2);
+  }
+  // A version alone could match by accident once the cluster has been deleted
+  // and created again (both start at version 1), so the id must match too.
+  if (id != record.id) {
+    return conflict("cluster " + quote(name) + " was deleted and created again (id " +
+                    std::to_string(id) + ", expected " + std::to_string(record.id) +
+                    "); reload it and retry");
+  }
+  if (version != record.version) {
+    return conflict("cluster " + quote(name) + " was changed concurrently (version " +
+                    std::to_string(version) + ", expected " + std::to_string(record.version) +
+                    "); retry");
+  }
+  if (record.revision < revision) {
+    return invalidArgument("the revision of cluster " + quote(name) + " cannot go back from " +
+                           std::to_string(revision) + " to " + std::to_string(record.revision));
+  }
+  ClusterRecord stored = record;
+  stored.version = version + 1;
+  ASSIGN_OR_RETURN(std::string text, dump(recordToJson(stored), name));
+  {
+    Statement update(this, kUpdateCluster);
+    update.bind(stored.version).bind(text).bind(stored.createdAt).bind(stored.updatedAt);
+    RETURN_IF_ERROR(update.bind(id).bind(version).run());
+  }
+  if (stored.revision > revision) {
+    ASSIGN_OR_RETURN(std::string spec, dump(specToJson(stored.spec), name));
+    Statement insert(this, kInsertRevision);
+    RETURN_IF_ERROR(insert.bind(id).bind(stored.revision).bind(spec).bind(stored.updatedAt).run());
+  }
+  RETURN_IF_ERROR(tx.commit());
+  return stored;
+}
+
+Status SqliteStore::deleteCluster(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Transaction tx(this);
+  RETURN_IF_ERROR(tx.begin(/*write=*/true));
+  int64_t id = 0;
+  {
+    Statement select(this, kSelectClusterId);
+    ASSIGN_OR_RETURN(bool found, select.bind(name).step());
+    if (!found) return notFound("no cluster named " + quote(name));
+    id = select.int64(0);
+  }
+  {
+    Statement events(this, kDeleteEvents);
+    RETURN_IF_ERROR(events.bind(name).run());
+  }
+  {
+    Statement revisions(this, kDeleteRevisions);
+    RETURN_IF_ERROR(revisions.bind(id).run());
+  }
+  {
+    Statement cluster(this, kDeleteCluster);
+    RETURN_IF_ERROR(cluster.bind(id).run());
+  }
+  return tx.commit();
+}
+
+Status SqliteStore::appendEvent(const Event& event) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Statement insert(this, kInsertEvent);
+  insert.bind(event.cluster).bind(event.time).bind(event.type).bind(event.reason);
+  RETURN_IF_ERROR(insert.bind(event.message).bind(event.cluster).run());
+  if (sqlite3_changes(db_) == 0) {
+    return notFound("cannot record an event for cluster " + quote(event.cluster) +
+                    ": no cluster has that name");
+  }
+  return Status::ok();
+}
+
+StatusOr<std::vector<Event>> SqliteStore::listEvents(const std::string& cluster, int limit) {
+  if (limit <= 0) {
+    return invalidArgument("the event limit must be positive, not " + std::to_string(limit));
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  // One read transaction, so that the existence check and the events come
+  // from the same snapshot.
+  Transaction tx(this);
+  RETURN_IF_ERROR(tx.begin(/*write=*/false));
+  {
+    Statement exists(this, kSelectClusterId);
+    ASSIGN_OR_RETURN(bool found, exists.bind(cluster).step());
+    if (!found) return notFound("no cluster named " + quote(cluster));
+  }
+  std::vector<Event> events;
+  {
+    Statement select(this, kListEvents);
+    select.bind(cluster).bind(static_cast<int64_t>(limit));
+    while (true) {
+      ASSIGN_OR_RETURN(bool row, select.step());
+      if (!row) break;
+      Event event;
+      event.id = select.int64(0);
+      event.cluster = select.text(1);
+      event.time = select.int64(2);
+      event.type = select.text(3);
+      event.reason = select.text(4);
+      event.message = select.text(5);
+      events.push_back(std::move(event));
+    }
+  }
+  RETURN_IF_ERROR(tx.commit());
+  return events;
+}
+
+StatusOr<int64_t> SqliteStore::nextSequence(const std::string& name) {
+  if (name.empty()) return invalidArgument("sequence name must not be empty");
+  std::lock_guard<std::mutex> lock(mu_);
+  Statement upsert(this, kNextSequence);
+  ASSIGN_OR_RETURN(bool row, upsert.bind(name).step());
+  if (!row) return internalError("store: the sequence upsert returned no value");
+  int64_t value = upsert.int64(0);
+  // Stepping to the end completes the statement, which commits it.
+  ASSIGN_OR_RETURN(bool more, upsert.step());
+  if (more) return internalError("store: the sequence upsert returned two values");
+  return value;
+}
+
+StatusOr<std::vector<std::pair<int64_t, ClusterSpec>>> SqliteStore::listRevisions(
+    const std::string& cluster) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Transaction tx(this);
+  RETURN_IF_ERROR(tx.begin(/*write=*/false));
+  int64_t id = 0;
+  {
+    Statement select(this, kSelectClusterId);
+    ASSIGN_OR_RETURN(bool found, select.bind(cluster).step());
+    if (!found) return notFound("no cluster named " + quote(cluster));
+    id = select.int64(0);
+  }
+  std::vector<std::pair<int64_t, ClusterSpec>> revisions;
+  {
+    Statement select(this, kListRevisions);
+    select.bind(id);
+    while (true) {
+      ASSIGN_OR_RETURN(bool row, select.step());
+      if (!row) break;
+      int64_t revision = select.int64(0);
+      json j = json::parse(select.text(1), nullptr, /*allow_exceptions=*/false);
+      StatusOr<ClusterSpec> spec = j.is_discarded()
+                                       ? StatusOr<ClusterSpec>(invalidArgument("not valid JSON"))
+                                       : specFromJson(j, /*strict=*/false);
+      if (!spec.isOk()) {
+        return internalError("revision " + std::to_string(revision) + " of cluster " +
+                             quote(cluster) + " is corrupt: " + spec.status().message());
+      }
+      revisions.emplace_back(revision, std::move(spec).value());
+    }
+  }
+  RETURN_IF_ERROR(tx.commit());
+  return revisions;
+}
+
+StatusOr<std::unique_ptr<Store>> openSqliteStore(const std::string& path) {
+  ASSIGN_OR_RETURN(std::unique_ptr<SqliteStore> store, SqliteStore::open(path));
+  return std::unique_ptr<Store>(std::move(store));
+}
+
+}  // namespace corral

@@ -1,0 +1,108 @@
+#pragma once
+
+// `SqliteStore`: the embedded `Store`, one SQLite database file.
+//
+// Layout (schema version 1, kept in `PRAGMA user_version` so that a later
+// corral can migrate it step by step):
+//   clusters(id, name UNIQUE, version, record JSON, created_at, updated_at)
+//   revisions(cluster_id, revision, spec JSON, author, created_at)
+//   events(id, cluster, time, type, reason, message)
+//   sequences(name, value)
+// `id` and `version` columns are authoritative; the same numbers inside the
+// record JSON are a copy. Ids come from AUTOINCREMENT and are never reused,
+// not even after the newest cluster is deleted.
+//
+// The database runs in WAL mode with a busy timeout, so a second process (the
+// CLI reading, say) waits instead of failing; a write that still cannot get
+// the lock reports Unavailable. Every write that touches more than one row
+// runs in one transaction, so a failure leaves nothing half done.
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "corral/spec.h"
+#include "corral/status.h"
+#include "corral/store.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace corral {
+
+class SqliteStore : public Store {
+ public:
+  // The schema version this build writes and the newest it can read. A
+  // database with a newer version is refused rather than misread.
+  static constexpr int kSchemaVersion = 1;
+
+  // How long a statement waits for another connection's lock before the
+  // call fails with Unavailable.
+  static constexpr std::chrono::milliseconds kDefaultBusyTimeout{5000};
+
+  // Opens (creating if needed) the database at `path` and migrates its schema
+  // to `kSchemaVersion`. The parent directory must exist; Internal if the file
+  // cannot be opened or is not a corral database, FailedPrecondition if a
+  // newer corral wrote it.
+  static StatusOr<std::unique_ptr<SqliteStore>> open(
+      const std::string& path, std::chrono::milliseconds busyTimeout = kDefaultBusyTimeout);
+
+  ~SqliteStore() override;
+  SqliteStore(const SqliteStore&) = delete;
+  SqliteStore& operator=(const SqliteStore&) = delete;
+
+  // The `Store` contract, with these specifics, shared with `FakeStore`:
+  // - an empty cluster name is InvalidArgument;
+  // - `createCluster` records revision `record.revision` when it is above 0;
+  // - `updateCluster` is Conflict when the stored cluster has another `id`
+  //   (it was deleted and created again) or another `version`; it records a
+  //   revision whenever `record.revision` is above the stored one and is
+  //   InvalidArgument when `record.revision` is below it;
+  // - `deleteCluster` also removes the cluster's revisions;
+  // - `appendEvent` and `listEvents` are NotFound for a cluster that does not
+  //   exist, so that no orphaned event outlives its cluster and turns up in
+  //   the log of a later cluster of the same name; `listEvents` is
+  //   InvalidArgument when `limit` is not positive.
+  StatusOr<ClusterRecord> createCluster(ClusterRecord record) override;
+  StatusOr<ClusterRecord> getCluster(const std::string& name) override;
+  StatusOr<std::vector<ClusterRecord>> listClusters() override;
+  StatusOr<ClusterRecord> updateCluster(const ClusterRecord& record) override;
+  Status deleteCluster(const std::string& name) override;
+  Status appendEvent(const Event& event) override;
+  StatusOr<std::vector<Event>> listEvents(const std::string& cluster, int limit) override;
+  StatusOr<int64_t> nextSequence(const std::string& name) override;
+
+  // Every recorded revision of the cluster's spec, oldest first, as
+  // (revision, spec). NotFound if there is no such cluster. Not yet part of
+  // `Store`; `FakeStore` offers the same method.
+  StatusOr<std::vector<std::pair<int64_t, ClusterSpec>>> listRevisions(const std::string& cluster);
+
+ private:
+  class Statement;
+  class Transaction;
+
+  SqliteStore(sqlite3* db, std::string path);
+
+  Status configure(std::chrono::milliseconds busyTimeout);
+  Status migrate();
+  Status exec(const char* sql);
+  // A cached prepared statement for `sql`; the cache owns it.
+  StatusOr<sqlite3_stmt*> prepare(const char* sql);
+  Status error(int rc, const std::string& what) const;
+  StatusOr<ClusterRecord> readRecord(const std::string& name, int64_t id, int64_t version,
+                                     const std::string& recordJson) const;
+
+  // Serialises every use of `db_` and `statements_`: a SQLite connection and
+  // its statements must not be used by two threads at once.
+  std::mutex mu_;
+  sqlite3* db_;
+  const std::string path_;
+  std::unordered_map<std::string, sqlite3_stmt*> statements_;
+};
+
+}  // namespace corral

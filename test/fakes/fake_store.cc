@@ -1,0 +1,194 @@
+#include "fakes/fake_store.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "common/spec_json.h"
+
+namespace corral {
+
+namespace {
+
+std::string quote(const std::string& s) { return "\"" + s + "\""; }
+
+Status checkName(const std::string& name) {
+  if (name.empty()) return invalidArgument("cluster name must not be empty");
+  return Status::ok();
+}
+
+// Passes the record through the same JSON form `SqliteStore` writes, so that a
+// member the JSON forgets, or text it cannot hold, fails here as it would
+// there instead of surviving only in the fake.
+StatusOr<ClusterRecord> roundTrip(const ClusterRecord& record) {
+  std::string text;
+  try {
+    text = recordToJson(record).dump();
+  } catch (const nlohmann::json::exception& e) {
+    return invalidArgument("cluster " + quote(record.spec.name) +
+                           " has text that is not valid UTF-8: " + e.what());
+  }
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return internalError("fake store: the record JSON does not parse");
+  return recordFromJson(j);
+}
+
+}  // namespace
+
+std::optional<Status> FakeStore::takeFault() {
+  ++calls_;
+  std::optional<Status> fault = std::move(fault_);
+  fault_.reset();
+  return fault;
+}
+
+void FakeStore::failNext(Code code, std::string message) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (code == Code::kOk) {
+    fault_.reset();
+  } else {
+    fault_ = Status(code, std::move(message));
+  }
+}
+
+int64_t FakeStore::calls() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return calls_;
+}
+
+StatusOr<ClusterRecord> FakeStore::createCluster(ClusterRecord record) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto fault = takeFault()) return *fault;
+  const std::string name = record.spec.name;
+  RETURN_IF_ERROR(checkName(name));
+  for (const auto& [id, stored] : clusters_) {
+    if (stored.spec.name == name) {
+      return conflict("a cluster named " + quote(name) + " already exists");
+    }
+  }
+  record.id = nextClusterId_;
+  record.version = 1;
+  ASSIGN_OR_RETURN(ClusterRecord stored, roundTrip(record));
+  ++nextClusterId_;
+  if (stored.revision > 0) revisions_[stored.id][stored.revision] = stored.spec;
+  clusters_[stored.id] = stored;
+  return stored;
+}
+
+StatusOr<ClusterRecord> FakeStore::getCluster(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto fault = takeFault()) return *fault;
+  for (const auto& [id, stored] : clusters_) {
+    if (stored.spec.name == name) return stored;
+  }
+  return notFound("no cluster named " + quote(name));
+}
+
+StatusOr<std::vector<ClusterRecord>> FakeStore::listClusters() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto fault = takeFault()) return *fault;
+  std::vector<ClusterRecord> records;
+  for (const auto& [id, stored] : clusters_) records.push_back(stored);
+  return records;
+}
+
+StatusOr<ClusterRecord> FakeStore::updateCluster(const ClusterRecord& record) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto fault = takeFault()) return *fault;
+  const std::string& name = record.spec.name;
+  RETURN_IF_ERROR(checkName(name));
+  auto it = std::find_if(clusters_.begin(), clusters_.end(),
+                         [&](const auto& entry) { return entry.second.spec.name == name; });
+  if (it == clusters_.end()) return notFound("no cluster named " + quote(name));
+  const ClusterRecord& current = it->second;
+  if (current.id != record.id) {
+    return conflict("cluster " + quote(name) + " was deleted and created again (id " +
+                    std::to_string(current.id) + ", expected " + std::to_string(record.id) +
+                    "); reload it and retry");
+  }
+  if (current.version != record.version) {
+    return conflict("cluster " + quote(name) + " was changed concurrently (version " +
+                    std::to_string(current.version) + ", expected " +
+                    std::to_string(record.version) + "); retry");
+  }
+  if (record.revision < current.revision) {
+    return invalidArgument("the revision of cluster " + quote(name) + " cannot go back from " +
+                           std::to_string(current.revision) + " to " +
+                           std::to_string(record.revision));
+  }
+  ClusterRecord next = record;
+  next.version = current.version + 1;
+  ASSIGN_OR_RETURN(ClusterRecord stored, roundTrip(next));
+  if (stored.revision > current.revision) revisions_[stored.id][stored.revision] = stored.spec;
+  it->second = stored;
+  return stored;
+}
+
+Status FakeStore::deleteCluster(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto fault = takeFault()) return *fault;
+  auto it = std::find_if(clusters_.begin(), clusters_.end(),
+                         [&](const auto& entry) { return entry.second.spec.name == name; });
+  if (it == clusters_.end()) return notFound("no cluster named " + quote(name));
+  std::erase_if(events_, [&](const Event& e) { return e.cluster == name; });
+  revisions_.erase(it->first);
+  clusters_.erase(it);
+  return Status::ok();
+}
+
+Status FakeStore::appendEvent(const Event& event) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto fault = takeFault()) return *fault;
+  bool exists = std::any_of(clusters_.begin(), clusters_.end(), [&](const auto& entry) {
+    return entry.second.spec.name == event.cluster;
+  });
+  if (!exists) {
+    return notFound("cannot record an event for cluster " + quote(event.cluster) +
+                    ": no cluster has that name");
+  }
+  Event stored = event;
+  stored.id = nextEventId_++;
+  events_.push_back(std::move(stored));
+  return Status::ok();
+}
+
+StatusOr<std::vector<Event>> FakeStore::listEvents(const std::string& cluster, int limit) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto fault = takeFault()) return *fault;
+  if (limit <= 0) {
+    return invalidArgument("the event limit must be positive, not " + std::to_string(limit));
+  }
+  bool exists = std::any_of(clusters_.begin(), clusters_.end(),
+                            [&](const auto& entry) { return entry.second.spec.name == cluster; });
+  if (!exists) return notFound("no cluster named " + quote(cluster));
+  std::vector<Event> newest;
+  for (auto it = events_.rbegin();
+       it != events_.rend() && newest.size() < static_cast<size_t>(limit); ++it) {
+    if (it->cluster == cluster) newest.push_back(*it);
+  }
+  std::reverse(newest.begin(), newest.end());
+  return newest;
+}
+
+StatusOr<int64_t> FakeStore::nextSequence(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto fault = takeFault()) return *fault;
+  if (name.empty()) return invalidArgument("sequence name must not be empty");
+  return ++sequences_[name];
+}
+
+StatusOr<std::vector<std::pair<int64_t, ClusterSpec>>> FakeStore::listRevisions(
+    const std::string& cluster) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto fault = takeFault()) return *fault;
+  auto it = std::find_if(clusters_.begin(), clusters_.end(),
+                         [&](const auto& entry) { return entry.second.spec.name == cluster; });
+  if (it == clusters_.end()) return notFound("no cluster named " + quote(cluster));
+  std::vector<std::pair<int64_t, ClusterSpec>> out;
+  auto revisions = revisions_.find(it->first);
+  if (revisions != revisions_.end()) {
+    for (const auto& [revision, spec] : revisions->second) out.emplace_back(revision, spec);
+  }
+  return out;
+}
+
+}  // namespace corral
