@@ -90,7 +90,14 @@ StatusOr<std::vector<std::string>> buildSshArgv(const Json& cluster,
   // that starts with "-" as one of its own.
   argv.push_back("--");
   argv.push_back("root@" + address);
-  for (const auto& arg : command) argv.push_back(shellQuote(arg));
+  // One argument is a command line for the login node's shell, as with plain
+  // `ssh host 'sinfo; squeue'`; several are an argv, each word passed through
+  // exactly (`corral ssh demo -- sh -c 'echo $HOSTNAME'`).
+  if (command.size() == 1) {
+    argv.push_back(command[0]);
+  } else {
+    for (const auto& arg : command) argv.push_back(shellQuote(arg));
+  }
   return argv;
 }
 

@@ -374,7 +374,9 @@ Status Reconciler::runCreate(ClusterRecord record) {
   setPhase(name, "waiting for the login node");
   if (Status s = waitPodsReady(name, {"login"}, "starting login node", deadline); !s.isOk())
     return fail(s, "starting the login node");
-  while (!tcpAnswers(record.loginAddress, 22)) {
+  std::function<bool(const std::string&, int)> probe =
+      options_.loginProbe ? options_.loginProbe : tcpAnswers;
+  while (!probe(record.loginAddress, 22)) {
     if (clock_.now() > deadline)
       return fail(unavailable("sshd does not answer on " + record.loginAddress + ":22"),
                   "starting the login node");

@@ -31,6 +31,10 @@ struct ReconcilerOptions {
   std::chrono::milliseconds resyncPeriod{5000};
   // How long a cluster may stay Creating before it is marked Failed.
   std::chrono::seconds createTimeout{180};
+  // Whether something accepts TCP connections on `address:port`; asked for
+  // the login node's sshd before a cluster is declared Running. Null means a
+  // real connect(); unit tests set it so that they need no network.
+  std::function<bool(const std::string& address, int port)> loginProbe;
 };
 
 // A node as Slurm last reported it.

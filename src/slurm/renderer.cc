@@ -127,6 +127,12 @@ PodSpec basePod(const ClusterRecord& r, const std::string& name, const std::stri
   return p;
 }
 
+// Every cluster has a shared filesystem of its own at /shared on the login
+// node and every worker (the seed's SFS), so job scripts, sbatch output and
+// environments are visible everywhere from the first minute. It lives as long
+// as the cluster.
+Mount sharedMount() { return {"shared", kSharedPath, false}; }
+
 }  // namespace
 
 StatusOr<std::vector<NodeRecord>> planNodes(const ClusterSpec& spec, const std::string& subnet,
@@ -272,6 +278,7 @@ StatusOr<RenderedCluster> renderCluster(const ClusterRecord& r) {
   out.pods.push_back(std::move(controller));
 
   PodSpec login = basePod(r, "login", "login", hostAddress(net, kLoginOffset));
+  login.mounts.push_back(sharedMount());
   login.mounts.push_back({"etc/ssh", "/etc/ssh", true});
   login.setupDirs.push_back("/run/sshd");
   login.daemons.push_back(
@@ -282,6 +289,7 @@ StatusOr<RenderedCluster> renderCluster(const ClusterRecord& r) {
     PodSpec w = basePod(r, n.name, "worker", n.address);
     w.gpus = n.group == kGpuGroup ? r.spec.gpusPerNode : 0;
     w.setupDirs.push_back("/var/spool/slurmd");
+    w.mounts.push_back(sharedMount());
     w.daemons.push_back(
         {"slurmd", {"slurmd", "-D"}, {}, {kSlurmdPort, "", std::chrono::seconds(30)}});
     out.pods.push_back(std::move(w));

@@ -20,6 +20,9 @@ inline constexpr uint32_t kLoginOffset = 3;
 inline constexpr uint32_t kGpuNodeOffset = 10;    // slinky-i is at .10+i.
 inline constexpr uint32_t kCpuNodeOffset = 230;   // cpu-workers-i is at .230+i.
 inline constexpr int kClusterPrefix = 24;
+// Where the cluster's own shared filesystem is mounted on the login node and
+// every worker.
+inline constexpr const char* kSharedPath = "/shared";
 
 // Resources each worker advertises to Slurm. The pods share the host's cores,
 // so these are what the scheduler plans with, not what the host has

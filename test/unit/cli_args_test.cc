@@ -293,7 +293,19 @@ TEST(CliArgsTest, BuildSshArgvWithATerminalAndACommandHasNoDashT) {
   auto argv = buildSshArgv(runningCluster(), {"sinfo"}, {"/kh", "", true});
   ASSERT_TRUE(argv.isOk());
   EXPECT_EQ(std::count(argv->begin(), argv->end(), "-t"), 0);
-  EXPECT_EQ(argv->back(), "'sinfo'");
+  EXPECT_EQ(argv->back(), "sinfo");
+}
+
+TEST(CliArgsTest, BuildSshArgvPassesOneArgumentAsACommandLine) {
+  auto argv = buildSshArgv(runningCluster(), {"sinfo; squeue"}, {"/kh", "", false});
+  ASSERT_TRUE(argv.isOk());
+  EXPECT_EQ(argv->back(), "sinfo; squeue");
+}
+
+TEST(CliArgsTest, BuildSshArgvQuotesEachWordOfSeveral) {
+  auto argv = buildSshArgv(runningCluster(), {"sh", "-c", "echo $HOSTNAME"}, {"/kh", "", false});
+  ASSERT_TRUE(argv.isOk());
+  EXPECT_EQ(argv->back(), "'echo $HOSTNAME'");
 }
 
 TEST(CliArgsTest, BuildSshArgvNeedsALoginAddress) {

@@ -54,20 +54,18 @@ Status writeAtomic(const std::string& path, const std::string& content, int mode
   return Status::ok();
 }
 
-// The start time of `pid` (field 22 of /proc/PID/stat), or "" if it is gone.
-std::string processStartTime(int pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+// Whether `pid` is alive (not a zombie) and was started as
+// `corral-pod start <specPath>`.
+bool isPodProcess(int pid, const std::string& specPath) {
+  std::string proc = "/proc/" + std::to_string(pid);
+  std::ifstream stat(proc + "/stat");
   std::string line;
-  if (!std::getline(in, line)) return "";
+  if (!std::getline(stat, line)) return false;
   auto rp = line.rfind(')');
-  if (rp == std::string::npos) return "";
-  std::istringstream fields(line.substr(rp + 2));
-  std::string f, state;
-  for (int i = 3; i <= 22 && fields >> f; ++i) {
-    if (i == 3) state = f;
-    if (i == 22) return state == "Z" ? "" : f;
-  }
-  return "";
+  if (rp == std::string::npos || rp + 2 >= line.size() || line[rp + 2] == 'Z') return false;
+  std::ifstream cmd(proc + "/cmdline", std::ios::binary);
+  std::string args((std::istreambuf_iterator<char>(cmd)), std::istreambuf_iterator<char>());
+  return args.find(std::string("\0", 1) + specPath + std::string("\0", 1)) != std::string::npos;
 }
 
 std::string vethName(int64_t id, const std::string& address, bool host) {
@@ -146,6 +144,7 @@ Status LocalRuntime::prepareCluster(const ClusterNetwork& net) {
   std::error_code ec;
   fs::create_directories(dir + "/pods", ec);
   fs::create_directories(dir + "/state/slurmctld", ec);
+  fs::create_directories(dir + "/shared", ec);
   if (ec) return internalError("cannot create " + dir + ": " + ec.message());
   RETURN_IF_ERROR(writeAtomic(dir + "/id", std::to_string(net.id), 0644));
 
@@ -241,14 +240,12 @@ Status LocalRuntime::removePodNetwork(const std::string& cluster, const std::str
 }
 
 int LocalRuntime::podPid(const std::string& cluster, const std::string& pod) const {
-  auto text = readWhole(podDir(cluster, pod) + "/" + kPodPidFile);
+  std::string dir = podDir(cluster, pod);
+  auto text = readWhole(dir + "/" + kPodPidFile);
   if (!text.isOk()) return 0;
-  std::istringstream in(*text);
-  int pid = 0;
-  std::string start;
-  in >> pid >> start;
-  if (pid <= 0 || start.empty()) return 0;
-  return processStartTime(pid) == start ? pid : 0;
+  int pid = std::atoi(text->c_str());
+  if (pid <= 0) return 0;
+  return isPodProcess(pid, dir + "/" + kPodSpecFile) ? pid : 0;
 }
 
 Status LocalRuntime::startPod(const PodSpec& spec) {

@@ -127,6 +127,21 @@ std::string populateDev(const std::string& hostDevCopy, int gpus) {
 std::string setupFilesystem(const LaunchSpec& spec) {
   if (auto e = setupMount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr); !e.empty())
     return e;
+  // The copy of the host's mount table includes every other pod's
+  // /run/netns/<name> binding. Holding them would keep other pods' network
+  // namespaces alive after `ip netns del`, so drop them.
+  {
+    std::ifstream mi("/proc/self/mountinfo");
+    std::string line;
+    std::vector<std::string> netns;
+    while (std::getline(mi, line)) {
+      std::istringstream f(line);
+      std::string id, parent, dev, root, point;
+      if (f >> id >> parent >> dev >> root >> point && point.rfind("/run/netns/", 0) == 0)
+        netns.push_back(point);
+    }
+    for (auto it = netns.rbegin(); it != netns.rend(); ++it) umount2(it->c_str(), MNT_DETACH);
+  }
   // Keep a handle on the host's /dev before covering it.
   const std::string hostDev = "/run/.corral-hostdev";
   for (const auto& dir : spec.pod.ephemeralDirs) {
@@ -491,21 +506,10 @@ int podStartCommand(const std::string& specPath) {
   if (c > 0) {
     // Record PID 1's host PID with its start time, so a reused PID is never
     // mistaken for this pod.
-    std::string startTime;
-    for (int attempt = 0; attempt < 200 && startTime.empty(); ++attempt) {
-      std::ifstream stat("/proc/" + std::to_string(c) + "/stat");
-      std::string statLine;
-      std::getline(stat, statLine);
-      auto rp = statLine.rfind(')');
-      if (rp != std::string::npos && rp + 2 < statLine.size()) {
-        std::istringstream fields(statLine.substr(rp + 2));
-        std::string f;
-        for (int i = 3; i <= 22 && fields >> f; ++i)
-          if (i == 22) startTime = f;
-      }
-      if (startTime.empty()) usleep(1000);
-    }
-    writeFileAtomic(spec.podDir + "/" + kPodPidFile, std::to_string(c) + " " + startTime + "\n");
+    // PID 1's command line names this pod's spec file, which is how
+    // `LocalRuntime` tells this pod from an unrelated process that reused
+    // the PID.
+    writeFileAtomic(spec.podDir + "/" + kPodPidFile, std::to_string(c) + "\n");
     close(report[1]);
     prctl(PR_SET_NAME, "corral-pod-wait");
     int st = 0;

@@ -1,0 +1,39 @@
+#pragma once
+
+// `MockRuntime`: a gMock `Runtime`, for tests that check which runtime calls
+// code makes and how often. Tests that need a runtime which behaves should use
+// `FakeRuntime` (test/fakes) instead, or delegate to one with
+// `ON_CALL(...).WillByDefault(...)`.
+
+#include <gmock/gmock.h>
+
+#include <string>
+#include <vector>
+
+#include "corral/runtime.h"
+
+namespace corral {
+
+class MockRuntime : public Runtime {
+ public:
+  MOCK_METHOD(Status, prepareCluster, (const ClusterNetwork& net), (override));
+  MOCK_METHOD(Status, writeFiles, (const std::string& cluster, const RenderedFiles& files),
+              (override));
+  MOCK_METHOD(StatusOr<std::string>, readFile,
+              (const std::string& cluster, const std::string& path), (override));
+  MOCK_METHOD(Status, startPod, (const PodSpec& spec), (override));
+  MOCK_METHOD(StatusOr<PodStatus>, podStatus,
+              (const std::string& cluster, const std::string& pod), (override));
+  MOCK_METHOD(StatusOr<std::vector<std::string>>, listPods, (const std::string& cluster),
+              (override));
+  MOCK_METHOD(Status, stopPod, (const std::string& cluster, const std::string& pod),
+              (override));
+  MOCK_METHOD(StatusOr<ProcessResult>, exec,
+              (const std::string& cluster, const std::string& pod,
+               const std::vector<std::string>& argv, const ProcessOptions& options),
+              (override));
+  MOCK_METHOD(Status, destroyCluster, (const ClusterNetwork& net), (override));
+  MOCK_METHOD(StatusOr<std::vector<std::string>>, listClusters, (), (override));
+};
+
+}  // namespace corral
