@@ -85,7 +85,11 @@ void ApiServer::routes() {
   });
   http_->set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
-    if (res.status == 404)
+    const std::string clusters = "/api/v1/clusters/";
+    if (res.status == 404 && req.path.rfind(clusters, 0) == 0)
+      // A name with a '/' (e.g. "../x") matches no route: it is no cluster.
+      sendError(res, notFound("no cluster named \"" + req.path.substr(clusters.size()) + "\""));
+    else if (res.status == 404)
       sendError(res, notFound("no such endpoint: " + req.method + " " + req.path));
     else if (res.status == 413)
       sendError(res, invalidArgument("request body too large (limit 1 MiB)"));

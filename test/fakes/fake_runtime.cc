@@ -9,8 +9,8 @@ namespace {
 
 const std::set<std::string>& methodNames() {
   static const std::set<std::string> names = {
-      "prepareCluster", "writeFiles", "readFile", "startPod", "podStatus", "listPods",
-      "stopPod",        "exec",       "destroyCluster", "listClusters"};
+      "prepareCluster", "writeFiles", "readFile", "startPod",       "podStatus",
+      "listPods",       "stopPod",    "exec",     "destroyCluster", "listClusters"};
   return names;
 }
 
@@ -232,8 +232,7 @@ RenderedFiles FakeRuntime::files(const std::string& cluster) const {
   return c == clusters_.end() ? RenderedFiles{} : c->second.files;
 }
 
-std::optional<PodSpec> FakeRuntime::pod(const std::string& cluster,
-                                        const std::string& pod) const {
+std::optional<PodSpec> FakeRuntime::pod(const std::string& cluster, const std::string& pod) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto c = clusters_.find(cluster);
   if (c == clusters_.end()) return std::nullopt;

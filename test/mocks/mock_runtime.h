@@ -22,12 +22,11 @@ class MockRuntime : public Runtime {
   MOCK_METHOD(StatusOr<std::string>, readFile,
               (const std::string& cluster, const std::string& path), (override));
   MOCK_METHOD(Status, startPod, (const PodSpec& spec), (override));
-  MOCK_METHOD(StatusOr<PodStatus>, podStatus,
-              (const std::string& cluster, const std::string& pod), (override));
+  MOCK_METHOD(StatusOr<PodStatus>, podStatus, (const std::string& cluster, const std::string& pod),
+              (override));
   MOCK_METHOD(StatusOr<std::vector<std::string>>, listPods, (const std::string& cluster),
               (override));
-  MOCK_METHOD(Status, stopPod, (const std::string& cluster, const std::string& pod),
-              (override));
+  MOCK_METHOD(Status, stopPod, (const std::string& cluster, const std::string& pod), (override));
   MOCK_METHOD(StatusOr<ProcessResult>, exec,
               (const std::string& cluster, const std::string& pod,
                const std::vector<std::string>& argv, const ProcessOptions& options),

@@ -65,10 +65,10 @@ TEST_F(FakeRuntimeTest, PodsAreReadyUnlessToldOtherwise) {
 
 TEST_F(FakeRuntimeTest, StartPodNeedsAPreparedCluster) {
   EXPECT_EQ(rt_.startPod([] {
-                PodSpec p = makePod("controller", "controller");
-                p.cluster = "other";
-                return p;
-              }())
+                 PodSpec p = makePod("controller", "controller");
+                 p.cluster = "other";
+                 return p;
+               }())
                 .code(),
             Code::kNotFound);
 }

@@ -48,10 +48,8 @@ TEST(Ipv4Test, ParseCidrRejectsHostBitsAndSuggestsTheNetwork) {
   StatusOr<Cidr> r = parseCidr("172.29.3.7/24");
   ASSERT_FALSE(r.isOk());
   EXPECT_EQ(r.status().code(), Code::kInvalidArgument);
-  EXPECT_NE(r.status().message().find("host bits set"), std::string::npos)
-      << r.status().message();
-  EXPECT_NE(r.status().message().find("172.29.3.0/24"), std::string::npos)
-      << r.status().message();
+  EXPECT_NE(r.status().message().find("host bits set"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("172.29.3.0/24"), std::string::npos) << r.status().message();
 }
 
 TEST(Ipv4Test, ParseCidrRejectsBadPrefixes) {

@@ -413,9 +413,10 @@ TEST(ReconcilerMockTest, FailedWorkerStartDestroysTheClusterExactlyOnce) {
   ON_CALL(mock, stopPod).WillByDefault([&](const std::string& c, const std::string& p) {
     return fake.stopPod(c, p);
   });
-  ON_CALL(mock, exec).WillByDefault([&](const std::string& c, const std::string& p,
-                                        const std::vector<std::string>& a,
-                                        const ProcessOptions& o) { return fake.exec(c, p, a, o); });
+  ON_CALL(mock, exec)
+      .WillByDefault([&](const std::string& c, const std::string& p,
+                         const std::vector<std::string>& a,
+                         const ProcessOptions& o) { return fake.exec(c, p, a, o); });
   ON_CALL(mock, listClusters).WillByDefault([&] { return fake.listClusters(); });
 
   ClusterRecord rec = creatingRecord("demo", 2);

@@ -186,8 +186,9 @@ TEST(RenderSlurmConfTest, UsesTheClusterSubnet) {
 
 TEST(RenderGresConfTest, EightGpusPerNode) {
   std::string gres = renderGresConf(makeRecord(4, 8, 2));
-  EXPECT_THAT(contentLines(gres),
-              ElementsAre("AutoDetect=off", "NodeName=slinky-[0-3] Name=gpu File=/dev/nvidia[0-7]"));
+  EXPECT_THAT(
+      contentLines(gres),
+      ElementsAre("AutoDetect=off", "NodeName=slinky-[0-3] Name=gpu File=/dev/nvidia[0-7]"));
 }
 
 TEST(RenderGresConfTest, OneGpuPerNodeIsNotARange) {
@@ -205,10 +206,10 @@ TEST(RenderGresConfTest, NoGpuNodesNoGresLine) {
 
 TEST(RenderHostsTest, NamesEveryPod) {
   std::string hosts = renderHosts(makeRecord(2, 8, 1));
-  EXPECT_THAT(linesOf(hosts), IsSupersetOf({"127.0.0.1\tlocalhost", "172.29.0.2\tcontroller",
-                                            "172.29.0.3\tlogin", "172.29.0.10\tslinky-0",
-                                            "172.29.0.11\tslinky-1",
-                                            "172.29.0.230\tcpu-workers-0"}));
+  EXPECT_THAT(linesOf(hosts),
+              IsSupersetOf({"127.0.0.1\tlocalhost", "172.29.0.2\tcontroller", "172.29.0.3\tlogin",
+                            "172.29.0.10\tslinky-0", "172.29.0.11\tslinky-1",
+                            "172.29.0.230\tcpu-workers-0"}));
 }
 
 // --- renderCluster ---------------------------------------------------------
@@ -239,9 +240,9 @@ TEST(RenderClusterTest, WritesTheExpectedFilesWithTheirModes) {
   ASSERT_TRUE(rc.isOk()) << rc.status().toString();
   std::vector<std::string> paths;
   for (const auto& [path, file] : rc->files) paths.push_back(path);
-  EXPECT_THAT(paths, IsSupersetOf({"etc/slurm/slurm.conf", "etc/slurm/gres.conf",
-                                   "etc/slurm/slurmdbd.conf", "etc/hosts",
-                                   "etc/ssh/sshd_config", "etc/ssh/authorized_keys/root"}));
+  EXPECT_THAT(
+      paths, IsSupersetOf({"etc/slurm/slurm.conf", "etc/slurm/gres.conf", "etc/slurm/slurmdbd.conf",
+                           "etc/hosts", "etc/ssh/sshd_config", "etc/ssh/authorized_keys/root"}));
   // slurmdbd refuses to start with a configuration others can read.
   EXPECT_EQ(rc->files.at("etc/slurm/slurmdbd.conf").mode, 0600);
   EXPECT_EQ(rc->files.at("etc/slurm/slurm.conf").mode, 0644);
@@ -264,8 +265,8 @@ TEST(RenderClusterTest, PodsAreControllerLoginThenWorkersInOrder) {
   }
   EXPECT_THAT(names, ElementsAre("controller", "login", "slinky-0", "slinky-1", "slinky-2",
                                  "cpu-workers-0", "cpu-workers-1"));
-  EXPECT_THAT(roles, ElementsAre("controller", "login", "worker", "worker", "worker", "worker",
-                                 "worker"));
+  EXPECT_THAT(roles,
+              ElementsAre("controller", "login", "worker", "worker", "worker", "worker", "worker"));
   EXPECT_THAT(addresses, ElementsAre("172.29.0.2", "172.29.0.3", "172.29.0.10", "172.29.0.11",
                                      "172.29.0.12", "172.29.0.230", "172.29.0.231"));
   EXPECT_THAT(gpus, ElementsAre(0, 0, 4, 4, 4, 0, 0));
@@ -294,8 +295,7 @@ TEST(RenderClusterTest, EveryPodHasPrivateEphemeralDirectories) {
   ASSERT_TRUE(rc.isOk());
   ASSERT_EQ(rc->pods.size(), 5u);
   for (const auto& p : rc->pods) {
-    EXPECT_THAT(p.ephemeralDirs, IsSupersetOf({"/root", "/tmp", "/run", "/var/spool"}))
-        << p.name;
+    EXPECT_THAT(p.ephemeralDirs, IsSupersetOf({"/root", "/tmp", "/run", "/var/spool"})) << p.name;
   }
   // slurmctld's saved state outlives the pod: it is a writable mount over the
   // ephemeral /var/spool.

@@ -68,9 +68,26 @@ bool isPodProcess(int pid, const std::string& specPath) {
   return args.find(std::string("\0", 1) + specPath + std::string("\0", 1)) != std::string::npos;
 }
 
-std::string vethName(int64_t id, const std::string& address, bool host) {
-  auto dot = address.rfind('.');
-  return std::string(host ? "crl" : "crp") + std::to_string(id) + "-" + address.substr(dot + 1);
+// Interface names are limited to 15 characters, and must not collide between
+// corrald instances on one host. Subnets never overlap (corrald refuses a pool
+// that overlaps an existing route), so the subnet's base address in hex is a
+// unique key: bridge "crl-ac1d0300", veths "cac1d0300-0a" / "pac1d0300-0a".
+std::string hex8(uint32_t v) {
+  char buf[9];
+  std::snprintf(buf, sizeof buf, "%08x", v);
+  return buf;
+}
+
+StatusOr<std::string> networkKeyOf(const std::string& subnet) {
+  ASSIGN_OR_RETURN(Cidr c, parseCidr(subnet));
+  return hex8(c.base);
+}
+
+std::string vethName(const std::string& key, const std::string& address, bool host) {
+  auto ip = parseIpv4(address);
+  char last[3];
+  std::snprintf(last, sizeof last, "%02x", ip.isOk() ? (*ip & 0xff) : 0);
+  return std::string(host ? "c" : "p") + key + "-" + last;
 }
 
 }  // namespace
@@ -85,7 +102,7 @@ std::string LocalRuntime::netnsName(const std::string& cluster, const std::strin
   return "corral-" + cluster + "." + pod;
 }
 
-std::string LocalRuntime::bridgeName(int64_t id) { return "crlbr" + std::to_string(id); }
+std::string LocalRuntime::bridgeName(const std::string& key) { return "crl-" + key; }
 
 std::string LocalRuntime::clusterDir(const std::string& cluster) const {
   return options_.dataDir + "/clusters/" + cluster;
@@ -95,10 +112,10 @@ std::string LocalRuntime::podDir(const std::string& cluster, const std::string& 
   return clusterDir(cluster) + "/pods/" + pod;
 }
 
-StatusOr<int64_t> LocalRuntime::clusterId(const std::string& cluster) const {
-  auto text = readWhole(clusterDir(cluster) + "/id");
+StatusOr<std::string> LocalRuntime::networkKey(const std::string& cluster) const {
+  auto text = readWhole(clusterDir(cluster) + "/netkey");
   if (!text.isOk()) return notFound("cluster \"" + cluster + "\" has no runtime state");
-  return std::stoll(*text);
+  return *text;
 }
 
 Status LocalRuntime::initialize() {
@@ -146,7 +163,8 @@ Status LocalRuntime::prepareCluster(const ClusterNetwork& net) {
   fs::create_directories(dir + "/state/slurmctld", ec);
   fs::create_directories(dir + "/shared", ec);
   if (ec) return internalError("cannot create " + dir + ": " + ec.message());
-  RETURN_IF_ERROR(writeAtomic(dir + "/id", std::to_string(net.id), 0644));
+  ASSIGN_OR_RETURN(std::string key, networkKeyOf(net.subnet));
+  RETURN_IF_ERROR(writeAtomic(dir + "/netkey", key, 0644));
 
   // Secrets: a munge key of the cluster's own and the login node's host key.
   std::string mungeKey = dir + "/secrets/munge/munge.key";
@@ -173,7 +191,7 @@ Status LocalRuntime::prepareCluster(const ClusterNetwork& net) {
   // host reaches the login node. No NAT and no forwarding: pods reach only
   // each other and this host.
   ASSIGN_OR_RETURN(Cidr cidr, parseCidr(net.subnet));
-  std::string br = bridgeName(net.id);
+  std::string br = bridgeName(key);
   if (!fs::exists("/sys/class/net/" + br)) {
     ProcessOptions po;
     po.input = "link add " + br + " type bridge\n" + "addr add " +
@@ -200,7 +218,7 @@ StatusOr<std::string> LocalRuntime::readFile(const std::string& cluster, const s
   return readWhole(clusterDir(cluster) + "/" + path);
 }
 
-Status LocalRuntime::ensurePodNetwork(const PodSpec& spec, int64_t id) {
+Status LocalRuntime::ensurePodNetwork(const PodSpec& spec, const std::string& id) {
   std::string ns = netnsName(spec.cluster, spec.name);
   std::string hostIf = vethName(id, spec.address, true);
   std::string podIf = vethName(id, spec.address, false);
@@ -225,7 +243,7 @@ Status LocalRuntime::ensurePodNetwork(const PodSpec& spec, int64_t id) {
 }
 
 Status LocalRuntime::removePodNetwork(const std::string& cluster, const std::string& pod,
-                                      int64_t id, const std::string& address) {
+                                      const std::string& id, const std::string& address) {
   std::string ns = netnsName(cluster, pod);
   if (!address.empty()) {
     std::string hostIf = vethName(id, address, true);
@@ -250,7 +268,7 @@ int LocalRuntime::podPid(const std::string& cluster, const std::string& pod) con
 
 Status LocalRuntime::startPod(const PodSpec& spec) {
   if (podPid(spec.cluster, spec.name) > 0) return Status::ok();
-  ASSIGN_OR_RETURN(int64_t id, clusterId(spec.cluster));
+  ASSIGN_OR_RETURN(std::string id, networkKey(spec.cluster));
   RETURN_IF_ERROR(ensurePodNetwork(spec, id));
 
   // A pod that is not running starts from fresh ephemeral directories: this is
@@ -324,7 +342,7 @@ Status LocalRuntime::stopPod(const std::string& cluster, const std::string& pod)
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   }
-  auto id = clusterId(cluster);
+  auto id = networkKey(cluster);
   if (id.isOk()) RETURN_IF_ERROR(removePodNetwork(cluster, pod, *id, address));
   std::error_code ec;
   fs::remove_all(dir, ec);
@@ -374,12 +392,10 @@ Status LocalRuntime::destroyCluster(const ClusterNetwork& net) {
       if (n.rfind(prefix, 0) == 0) (void)runner_.run({"ip", "netns", "del", n});
     }
   }
-  int64_t id = net.id;
-  if (id == 0) {
-    auto known = clusterId(net.cluster);
-    if (known.isOk()) id = *known;
-  }
-  if (id > 0 && fs::exists("/sys/class/net/" + bridgeName(id))) {
+  std::string id;
+  if (auto k = networkKeyOf(net.subnet); k.isOk()) id = *k;
+  if (auto known = networkKey(net.cluster); id.empty() && known.isOk()) id = *known;
+  if (!id.empty() && fs::exists("/sys/class/net/" + bridgeName(id))) {
     auto r = runChecked(runner_, {"ip", "link", "del", bridgeName(id)});
     if (!r.isOk()) return r.status();
   }

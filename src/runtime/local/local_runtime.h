@@ -1,7 +1,7 @@
 #pragma once
 
 // `LocalRuntime`: pods as Linux namespaces on this host (the embedded
-// default). Each cluster gets a bridge `crlbr<id>` with the first address of its
+// default). Each cluster gets a bridge `crl-<subnet in hex>` with the first address of its
 // subnet, each pod a named network namespace `corral-<cluster>.<pod>` joined to
 // the bridge by a veth pair, and a `corral-pod` supervisor that is PID 1 of the
 // pod's own mount, UTS, IPC and PID namespaces.
@@ -47,17 +47,18 @@ class LocalRuntime : public Runtime {
   StatusOr<std::vector<std::string>> listClusters() override;
 
   static std::string netnsName(const std::string& cluster, const std::string& pod);
-  static std::string bridgeName(int64_t clusterId);
+  // `key` is the cluster subnet's base address in hex (see local_runtime.cc).
+  static std::string bridgeName(const std::string& key);
 
  private:
   std::string clusterDir(const std::string& cluster) const;
   std::string podDir(const std::string& cluster, const std::string& pod) const;
   // The host PID of the pod's PID 1, or 0 when the pod is not running.
   int podPid(const std::string& cluster, const std::string& pod) const;
-  StatusOr<int64_t> clusterId(const std::string& cluster) const;
-  Status ensurePodNetwork(const PodSpec& spec, int64_t id);
-  Status removePodNetwork(const std::string& cluster, const std::string& pod, int64_t id,
-                          const std::string& address);
+  StatusOr<std::string> networkKey(const std::string& cluster) const;
+  Status ensurePodNetwork(const PodSpec& spec, const std::string& key);
+  Status removePodNetwork(const std::string& cluster, const std::string& pod,
+                          const std::string& key, const std::string& address);
   Status ensureDatabase(const std::string& cluster);
 
   LocalRuntimeOptions options_;

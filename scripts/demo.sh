@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The quick start: installs what corral needs, builds it, starts corrald and
+# creates a 4-node demo cluster, then says how to reach it.
+#   sudo ./scripts/demo.sh            # cluster "demo", 4 GPU nodes
+#   sudo ./scripts/demo.sh NAME ARGS  # any `corral cluster create` flags
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+name=${1:-demo}
+shift || true
+
+./scripts/install-deps.sh
+./scripts/build.sh
+
+export PATH="$root/build:$PATH"
+data_dir=${CORRAL_DATA_DIR:-/var/lib/corral}
+log_dir=/var/log/corral
+mkdir -p "$log_dir"
+if ! curl -fsS http://127.0.0.1:8470/healthz >/dev/null 2>&1; then
+  echo "starting corrald (data in $data_dir, log in $log_dir/corrald.log)"
+  setsid corrald --data-dir "$data_dir" >>"$log_dir/corrald.log" 2>&1 < /dev/null &
+  for _ in $(seq 100); do
+    curl -fsS http://127.0.0.1:8470/healthz >/dev/null 2>&1 && break
+    sleep 0.2
+  done
+fi
+
+if corral cluster get "$name" >/dev/null 2>&1; then
+  echo "cluster \"$name\" already exists:"
+  corral cluster get "$name"
+else
+  corral cluster create "$name" "$@" --wait
+fi
+
+cat <<MSG
+
+corral is running. Try:
+  export PATH=$root/build:\$PATH
+  corral ssh $name -- sinfo
+  corral ssh $name                      # a shell on the login node
+  corral ssh $name -- srun -N2 --gres=gpu:2 nvidia-smi -L 2>/dev/null || \\
+    corral ssh $name -- srun -N2 --gres=gpu:2 sh -c 'echo \$(hostname): \$CUDA_VISIBLE_DEVICES'
+  corral cluster delete $name --wait
+MSG

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs, from Debian's own archive, everything corral needs to build, run
+# and test: the compiler toolchain and libraries, and the genuine Slurm,
+# MariaDB, munge and OpenSSH that clusters run. Idempotent; safe to re-run.
+set -euo pipefail
+
+PACKAGES=(
+  # Build
+  build-essential cmake ninja-build pkg-config git
+  nlohmann-json3-dev libcpp-httplib-dev libssl-dev zlib1g-dev libbrotli-dev
+  libcli11-dev libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev
+  # What a cluster runs (Debian's slurm-wlm 22.05)
+  slurm-wlm slurmdbd slurm-client munge mariadb-server mariadb-client
+  openssh-server openssh-client libslurm-dev slurm-wlm-plugins-dev
+  # What corral's local runtime drives
+  iproute2 util-linux procps coreutils
+  # Used by tests and benchmarks
+  curl
+)
+
+if [[ $(id -u) -ne 0 ]]; then
+  echo "install-deps: run as root (it uses apt-get)" >&2
+  exit 1
+fi
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+# The packages' own services (slurmctld, mariadb, ssh, munge) are not
+# started here: corral runs private copies of them inside each cluster.
+printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
+chmod 755 /usr/sbin/policy-rc.d
+trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${missing[@]}"

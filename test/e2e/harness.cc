@@ -1,0 +1,175 @@
+#include "e2e/harness.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "common/ipv4.h"
+
+namespace fs = std::filesystem;
+
+namespace corral::e2e {
+namespace {
+
+int freePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  int port = ntohs(a.sin_port);
+  close(fd);
+  return port;
+}
+
+std::string readAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+std::string binary(const std::string& name) { return std::string(CORRAL_BUILD_DIR) + "/" + name; }
+
+std::string Leftovers::describe() const {
+  std::string out;
+  for (const auto& i : items) out += "  " + i + "\n";
+  return out;
+}
+
+Harness::Harness() {
+  // Never under /tmp: pods mount a private /tmp and could not see it.
+  dataDir_ = "/var/lib/corral-e2e-" + std::to_string(getpid());
+  home_ = dataDir_ + "-home";
+  fs::remove_all(dataDir_);
+  fs::create_directories(home_);
+  // A pool of its own, apart from a developer's corrald on 172.29.0.0/16.
+  pool_ = "172.30." + std::to_string((getpid() % 15) * 16) + ".0/20";
+  port_ = freePort();
+}
+
+Harness::~Harness() {
+  if (running()) {
+    auto list = corral({"cluster", "list", "-o", "json"});
+    (void)list;
+    stop(SIGTERM);
+  }
+}
+
+std::string Harness::url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+void Harness::start() {
+  pid_t pid = fork();
+  if (pid == 0) {
+    std::string log = dataDir_ + "-corrald.log";
+    FILE* f = fopen(log.c_str(), "a");
+    if (f) {
+      dup2(fileno(f), 1);
+      dup2(fileno(f), 2);
+    }
+    setsid();
+    std::string listen = "127.0.0.1:" + std::to_string(port_);
+    execl(binary("corrald").c_str(), "corrald", "--data-dir", dataDir_.c_str(), "--listen",
+          listen.c_str(), "--subnet-pool", pool_.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  pid_ = pid;
+  for (int i = 0; i < 600; ++i) {
+    auto r = realProcessRunner().run({"curl", "-fsS", url() + "/healthz"});
+    if (r.isOk() && r->exitCode == 0) return;
+    int st;
+    if (waitpid(pid_, &st, WNOHANG) == pid_) {
+      pid_ = 0;
+      throw std::runtime_error("corrald exited at start; see " + dataDir_ + "-corrald.log");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  throw std::runtime_error("corrald did not answer /healthz within 60 s");
+}
+
+void Harness::stop(int signal) {
+  if (pid_ <= 0) return;
+  kill(pid_, signal);
+  int st;
+  waitpid(pid_, &st, 0);
+  pid_ = 0;
+}
+
+ProcessResult Harness::corral(const std::vector<std::string>& args, int timeoutSeconds) {
+  std::vector<std::string> argv = {binary("corral"), "--server", url()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  ProcessOptions o;
+  o.timeout = std::chrono::seconds(timeoutSeconds);
+  o.env["HOME"] = home_;
+  auto r = realProcessRunner().run(argv, o);
+  if (!r.isOk()) throw std::runtime_error(r.status().message());
+  return *r;
+}
+
+ProcessResult Harness::ssh(const std::string& cluster, const std::string& command,
+                           int timeoutSeconds) {
+  return corral({"ssh", cluster, "--", command}, timeoutSeconds);
+}
+
+ProcessResult Harness::podExec(const std::string& cluster, const std::string& pod,
+                               const std::string& command) {
+  std::string pidText = readAll(dataDir_ + "/clusters/" + cluster + "/pods/" + pod + "/pid");
+  int pid = std::atoi(pidText.c_str());
+  if (pid <= 0) throw std::runtime_error("pod " + pod + " has no pid");
+  auto r = realProcessRunner().run({"nsenter", "-t", std::to_string(pid), "-n", "-m", "-u", "-i",
+                                    "-p", "--", "sh", "-c", command});
+  if (!r.isOk()) throw std::runtime_error(r.status().message());
+  return *r;
+}
+
+Leftovers Harness::leftoversOf(const std::string& cluster, const std::string& subnet) const {
+  Leftovers out;
+  std::string clusterDir = dataDir_ + "/clusters/" + cluster;
+  if (fs::exists(clusterDir)) out.items.push_back("directory " + clusterDir);
+  std::error_code ec;
+  std::string nsPrefix = "corral-" + cluster + ".";
+  if (fs::exists("/run/netns"))
+    for (const auto& e : fs::directory_iterator("/run/netns", ec))
+      if (e.path().filename().string().rfind(nsPrefix, 0) == 0)
+        out.items.push_back("network namespace " + e.path().filename().string());
+  if (auto c = parseCidr(subnet); c.isOk()) {
+    char key[9];
+    std::snprintf(key, sizeof key, "%08x", c->base);
+    for (const auto& e : fs::directory_iterator("/sys/class/net", ec)) {
+      std::string n = e.path().filename();
+      if (n.find(key) != std::string::npos) out.items.push_back("network interface " + n);
+    }
+  }
+  // Processes whose command line or working directory refers to the cluster.
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    std::string pid = e.path().filename();
+    if (pid.empty() || !std::isdigit(static_cast<unsigned char>(pid[0]))) continue;
+    std::string cmd = readAll("/proc/" + pid + "/cmdline");
+    if (cmd.find(clusterDir + "/") != std::string::npos)
+      out.items.push_back("process " + pid + ": " + cmd.substr(0, 120));
+  }
+  std::string mounts = readAll("/proc/self/mountinfo");
+  std::istringstream in(mounts);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.find(clusterDir) != std::string::npos || line.find(nsPrefix) != std::string::npos)
+      out.items.push_back("mount " + line);
+  return out;
+}
+
+}  // namespace corral::e2e
