@@ -32,6 +32,14 @@ struct Readiness {
   std::chrono::milliseconds timeout{30000};
 };
 
+// A dependency outside the pod that must accept TCP connections before a
+// daemon starts (the local equivalent of an init container that waits),
+// e.g. slurmd waits for slurmctld so that its first registration succeeds.
+struct StartAfter {
+  std::string host;
+  int port = 0;
+};
+
 // One long-running process of a pod (the local equivalent of a container).
 // The supervisor starts daemons in order, waiting for each one's readiness, and
 // restarts a daemon that exits.
@@ -40,6 +48,7 @@ struct DaemonSpec {
   std::vector<std::string> argv;
   std::map<std::string, std::string> env;
   Readiness ready;
+  StartAfter startAfter;
 };
 
 struct PodSpec {

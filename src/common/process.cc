@@ -1,5 +1,7 @@
 #include "corral/process.h"
 
+#include "common/files.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -175,9 +177,9 @@ int reapOrphanedChildren() {
   if (!d) return 0;
   while (dirent* e = readdir(d)) {
     if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    std::ifstream in(std::string("/proc/") + e->d_name + "/stat");
-    std::string line;
-    if (!std::getline(in, line)) continue;
+    auto stat = readFile(std::string("/proc/") + e->d_name + "/stat");
+    if (!stat.isOk()) continue;
+    const std::string& line = *stat;
     auto rp = line.rfind(')');
     if (rp == std::string::npos || rp + 4 >= line.size()) continue;
     char state = line[rp + 2];

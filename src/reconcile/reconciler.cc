@@ -104,7 +104,14 @@ void Reconciler::workerLoop() {
       queued_.erase(name);
       active_.insert(name);
     }
-    Status s = reconcile(name);
+    Status s;
+    try {
+      s = reconcile(name);
+    } catch (const std::exception& e) {
+      // Nothing here should throw; if a library does, corrald must live on
+      // and keep every other cluster reconciled.
+      s = internalError(std::string("unexpected exception: ") + e.what());
+    }
     if (!s.isOk() && s.code() != Code::kNotFound)
       LOG_WARN("reconcile " << name << ": " << s.toString());
     {
@@ -141,6 +148,7 @@ StatusOr<ClusterRecord> Reconciler::mutate(const std::string& name,
 }
 
 void Reconciler::setPhase(const std::string& name, const std::string& phase) {
+  LOG_INFO("cluster " << name << ": phase: " << phase);
   auto r = mutate(name, [&](ClusterRecord& c) { c.phase = phase; });
   if (!r.isOk()) LOG_WARN("cannot record phase of " << name << ": " << r.status().toString());
 }
@@ -315,6 +323,7 @@ Status Reconciler::runCreate(ClusterRecord record) {
     return r.isOk() ? Status::ok() : r.status();
   };
 
+  LOG_INFO("cluster " << name << ": phase: queued");
   setPhase(name, "allocating network");
   if (Status s = allocateSubnet(record); !s.isOk()) return fail(s, "allocating a subnet");
 
@@ -335,6 +344,7 @@ Status Reconciler::runCreate(ClusterRecord record) {
     c.phase = "preparing network and secrets";
   });
   if (!saved.isOk()) return fail(saved.status(), "saving the node plan");
+  LOG_INFO("cluster " << name << ": phase: preparing network and secrets");
   record = *saved;
 
   ClusterNetwork net{name, record.id, record.subnet};
@@ -352,22 +362,35 @@ Status Reconciler::runCreate(ClusterRecord record) {
   if (auto r = mutate(name, [&](ClusterRecord& c) { c.loginHostKey = key; }); !r.isOk())
     return fail(r.status(), "saving the login host key");
 
-  // Controller and login first: slurmd registers with a running slurmctld
-  // straight away instead of backing off.
-  setPhase(name, "starting controller and login node");
-  for (const auto& pod : rendered->pods) {
-    if (pod.role == "worker") continue;
-    if (Status s = runtime_.startPod(pod); !s.isOk()) return fail(s, "starting " + pod.name);
+  // Every pod at once: worker pods set themselves up while the controller
+  // starts, and their slurmd waits for slurmctld to listen (see the
+  // renderer). Pods are started by a few threads; each start is mostly
+  // waiting on `ip` and the supervisor's handshake.
+  setPhase(name, "starting pods");
+  {
+    std::vector<const PodSpec*> order;
+    for (const auto& pod : rendered->pods) order.push_back(&pod);
+    std::atomic<size_t> next{0};
+    std::mutex errMu;
+    Status firstError;
+    std::string failedPod;
+    auto work = [&] {
+      for (size_t i = next++; i < order.size(); i = next++) {
+        Status s = runtime_.startPod(*order[i]);
+        if (!s.isOk()) {
+          std::lock_guard<std::mutex> l(errMu);
+          if (firstError.isOk()) firstError = s, failedPod = order[i]->name;
+        }
+      }
+    };
+    std::vector<std::thread> starters;
+    for (int t = 0; t < 4; ++t) starters.emplace_back(work);
+    for (auto& t : starters) t.join();
+    if (!firstError.isOk()) return fail(firstError, "starting " + failedPod);
   }
   if (Status s = waitPodsReady(name, {"controller"}, "starting controller", deadline); !s.isOk())
     return fail(s, "starting the controller");
-
   auto workers = podNames(*rendered, "worker");
-  setPhase(name, "starting workers (0/" + std::to_string(workers.size()) + " ready)");
-  for (const auto& pod : rendered->pods) {
-    if (pod.role != "worker") continue;
-    if (Status s = runtime_.startPod(pod); !s.isOk()) return fail(s, "starting " + pod.name);
-  }
   if (Status s = waitPodsReady(name, workers, "starting workers", deadline); !s.isOk())
     return fail(s, "starting workers");
   if (Status s = waitNodesIdle(record, deadline); !s.isOk()) return fail(s, "registering nodes");

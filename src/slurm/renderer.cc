@@ -107,7 +107,8 @@ DaemonSpec munged() {
            "--seed-file=/run/munge/munged.seed", "--log-file=/var/log/munge/munged.log",
            "--pid-file=/run/munge/munged.pid"},
           {},
-          {0, "/run/munge/munge.socket.2", std::chrono::seconds(10)}};
+          {0, "/run/munge/munge.socket.2", std::chrono::seconds(10)},
+          {}};
 }
 
 PodSpec basePod(const ClusterRecord& r, const std::string& name, const std::string& role,
@@ -188,6 +189,7 @@ std::string renderSlurmConf(const ClusterRecord& r) {
        "SlurmdParameters=config_overrides\n"
        "ReturnToService=2\n"
        "MpiDefault=none\n"
+       "MailProg=/bin/true\n"
        "SwitchType=switch/none\n"
        "AccountingStorageType=accounting_storage/slurmdbd\n"
        "AccountingStorageHost=controller\n"
@@ -270,11 +272,12 @@ StatusOr<RenderedCluster> renderCluster(const ClusterRecord& r) {
   controller.daemons.push_back({"mariadb",
                                 {"mariadbd", "--defaults-file=/etc/mysql/my.cnf"},
                                 {},
-                                {0, "/run/mysqld/mysqld.sock", std::chrono::seconds(60)}});
+                                {0, "/run/mysqld/mysqld.sock", std::chrono::seconds(60)},
+                                {}});
   controller.daemons.push_back(
-      {"slurmdbd", {"slurmdbd", "-D"}, {}, {kSlurmdbdPort, "", std::chrono::seconds(60)}});
+      {"slurmdbd", {"slurmdbd", "-D"}, {}, {kSlurmdbdPort, "", std::chrono::seconds(60)}, {}});
   controller.daemons.push_back(
-      {"slurmctld", {"slurmctld", "-D"}, {}, {kSlurmctldPort, "", std::chrono::seconds(60)}});
+      {"slurmctld", {"slurmctld", "-D"}, {}, {kSlurmctldPort, "", std::chrono::seconds(60)}, {}});
   out.pods.push_back(std::move(controller));
 
   PodSpec login = basePod(r, "login", "login", hostAddress(net, kLoginOffset));
@@ -282,7 +285,7 @@ StatusOr<RenderedCluster> renderCluster(const ClusterRecord& r) {
   login.mounts.push_back({"etc/ssh", "/etc/ssh", true});
   login.setupDirs.push_back("/run/sshd");
   login.daemons.push_back(
-      {"sshd", {"/usr/sbin/sshd", "-D", "-e"}, {}, {22, "", std::chrono::seconds(10)}});
+      {"sshd", {"/usr/sbin/sshd", "-D", "-e"}, {}, {22, "", std::chrono::seconds(10)}, {}});
   out.pods.push_back(std::move(login));
 
   for (const auto& n : r.nodes) {
@@ -290,8 +293,13 @@ StatusOr<RenderedCluster> renderCluster(const ClusterRecord& r) {
     w.gpus = n.group == kGpuGroup ? r.spec.gpusPerNode : 0;
     w.setupDirs.push_back("/var/spool/slurmd");
     w.mounts.push_back(sharedMount());
-    w.daemons.push_back(
-        {"slurmd", {"slurmd", "-D"}, {}, {kSlurmdPort, "", std::chrono::seconds(30)}});
+    // slurmd starts once slurmctld listens, so its first registration
+    // succeeds and worker pods can be created while the controller starts.
+    w.daemons.push_back({"slurmd",
+                         {"slurmd", "-D"},
+                         {},
+                         {kSlurmdPort, "", std::chrono::seconds(30)},
+                         {hostAddress(net, kControllerOffset), kSlurmctldPort}});
     out.pods.push_back(std::move(w));
   }
   return out;

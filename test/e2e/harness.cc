@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "common/files.h"
 #include "common/ipv4.h"
 
 namespace fs = std::filesystem;
@@ -36,10 +37,8 @@ int freePort() {
 }
 
 std::string readAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  auto r = readFile(path);
+  return r.isOk() ? *r : "";
 }
 
 }  // namespace

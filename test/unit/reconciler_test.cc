@@ -26,6 +26,7 @@ namespace {
 using ::testing::_;
 using ::testing::AnyNumber;
 using ::testing::ElementsAre;
+using ::testing::UnorderedElementsAre;
 using ::testing::Field;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -128,14 +129,14 @@ TEST_F(ReconcilerTest, CreateConvergesToRunning) {
   EXPECT_EQ(r.nodes[1].physicalId, "corral_node_2");
   EXPECT_EQ(r.nodes[1].address, "172.29.0.11");
 
-  // The runtime got the cluster's network, its rendered files and its pods,
-  // controller and login before the workers.
+  // The runtime got the cluster's network, its rendered files and all of its
+  // pods (started concurrently; slurmd itself waits for slurmctld).
   std::optional<ClusterNetwork> net = runtime_.prepared("demo");
   ASSERT_TRUE(net.has_value());
   EXPECT_EQ(net->id, added.id);
   EXPECT_EQ(net->subnet, "172.29.0.0/24");
   EXPECT_THAT(runtime_.startOrder("demo"),
-              ElementsAre("controller", "login", "slinky-0", "slinky-1"));
+              UnorderedElementsAre("controller", "login", "slinky-0", "slinky-1"));
   RenderedFiles files = runtime_.files("demo");
   ASSERT_EQ(files.count("etc/slurm/slurm.conf"), 1u);
   EXPECT_EQ(files.at("etc/slurm/slurm.conf").content, renderSlurmConf(r));

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <thread>
 
+#include "common/files.h"
 #include "common/ipv4.h"
 #include "common/log.h"
 #include "runtime/local/pod_json.h"
@@ -21,13 +22,7 @@ namespace fs = std::filesystem;
 namespace corral {
 namespace {
 
-StatusOr<std::string> readWhole(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return notFound("cannot read " + path);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+StatusOr<std::string> readWhole(const std::string& path) { return readFile(path); }
 
 Status writeAtomic(const std::string& path, const std::string& content, int mode) {
   std::error_code ec;
@@ -58,14 +53,13 @@ Status writeAtomic(const std::string& path, const std::string& content, int mode
 // `corral-pod start <specPath>`.
 bool isPodProcess(int pid, const std::string& specPath) {
   std::string proc = "/proc/" + std::to_string(pid);
-  std::ifstream stat(proc + "/stat");
-  std::string line;
-  if (!std::getline(stat, line)) return false;
-  auto rp = line.rfind(')');
-  if (rp == std::string::npos || rp + 2 >= line.size() || line[rp + 2] == 'Z') return false;
-  std::ifstream cmd(proc + "/cmdline", std::ios::binary);
-  std::string args((std::istreambuf_iterator<char>(cmd)), std::istreambuf_iterator<char>());
-  return args.find(std::string("\0", 1) + specPath + std::string("\0", 1)) != std::string::npos;
+  auto stat = readFile(proc + "/stat");
+  if (!stat.isOk()) return false;
+  auto rp = stat->rfind(')');
+  if (rp == std::string::npos || rp + 2 >= stat->size() || (*stat)[rp + 2] == 'Z') return false;
+  auto args = readFile(proc + "/cmdline");
+  if (!args.isOk()) return false;
+  return args->find(std::string("\0", 1) + specPath + std::string("\0", 1)) != std::string::npos;
 }
 
 // Interface names are limited to 15 characters, and must not collide between

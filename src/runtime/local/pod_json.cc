@@ -13,7 +13,9 @@ nlohmann::json launchSpecToJson(const LaunchSpec& s) {
                        {"env", d.env},
                        {"tcpPort", d.ready.tcpPort},
                        {"unixSocket", d.ready.unixSocket},
-                       {"timeoutMs", d.ready.timeout.count()}});
+                       {"timeoutMs", d.ready.timeout.count()},
+                       {"startAfterHost", d.startAfter.host},
+                       {"startAfterPort", d.startAfter.port}});
   }
   return {{"cluster", s.pod.cluster},
           {"name", s.pod.name},
@@ -51,6 +53,8 @@ StatusOr<LaunchSpec> launchSpecFromJson(const nlohmann::json& j) {
       ds.ready.tcpPort = d.at("tcpPort").get<int>();
       ds.ready.unixSocket = d.at("unixSocket").get<std::string>();
       ds.ready.timeout = std::chrono::milliseconds(d.at("timeoutMs").get<int64_t>());
+      ds.startAfter.host = d.value("startAfterHost", "");
+      ds.startAfter.port = d.value("startAfterPort", 0);
       s.pod.daemons.push_back(std::move(ds));
     }
     s.netnsPath = j.at("netnsPath").get<std::string>();

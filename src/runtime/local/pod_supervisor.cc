@@ -182,13 +182,16 @@ struct Daemon {
   SteadyTime restartAt{};
 };
 
-bool probeTcp(int port) {
+bool probeTcp(int port, const std::string& host = "127.0.0.1") {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return false;
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (inet_pton(AF_INET, host.c_str(), &a.sin_addr) != 1) {
+    close(fd);
+    return false;
+  }
   bool ok = connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
   close(fd);
   return ok;
@@ -297,6 +300,11 @@ class Supervisor {
     for (auto& d : daemons_) {
       if (d.pid == 0) {
         if (now < d.restartAt) return;
+        if (d.spec.startAfter.port > 0 && !probeTcp(d.spec.startAfter.port, d.spec.startAfter.host)) {
+          message_ = d.spec.name + " waits for " + d.spec.startAfter.host + ":" +
+                     std::to_string(d.spec.startAfter.port);
+          return;
+        }
         d.pid = spawnDaemon(d.spec);
         d.startedAt = now;
         d.ready = false;
