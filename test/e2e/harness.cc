@@ -15,6 +15,10 @@
 #include <stdexcept>
 #include <thread>
 
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
 #include "common/files.h"
 #include "common/ipv4.h"
 
@@ -63,10 +67,27 @@ Harness::Harness() {
 }
 
 Harness::~Harness() {
-  if (running()) {
-    auto list = corral({"cluster", "list", "-o", "json"});
-    (void)list;
-    stop(SIGTERM);
+  if (!running()) return;
+  // Whatever a failed test left: delete it, so no pod outlives the suite.
+  auto list = corral({"cluster", "list", "-o", "json"});
+  auto j = nlohmann::json::parse(list.out, nullptr, false);
+  bool clean = true;
+  if (j.is_object() && j.contains("clusters")) {
+    for (const auto& c : j["clusters"]) {
+      auto r = corral({"cluster", "delete", c.value("name", ""), "--wait"});
+      clean = clean && r.exitCode == 0;
+    }
+  }
+  stop(SIGTERM);
+  if (clean) {
+    std::error_code ec;
+    fs::remove_all(dataDir_, ec);
+    fs::remove_all(home_, ec);
+    // The log is evidence when a test failed; otherwise it goes too.
+    if (::testing::UnitTest::GetInstance()->failed_test_count() == 0)
+      fs::remove(dataDir_ + "-corrald.log", ec);
+    else
+      std::fprintf(stderr, "corrald's log: %s-corrald.log\n", dataDir_.c_str());
   }
 }
 
