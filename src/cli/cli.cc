@@ -157,6 +157,36 @@ int runCliOrThrow(const std::vector<std::string>& args, CliContext& ctx) {
 
   CLI::App* versionCmd = app.add_subcommand("version", "Print corral's version");
 
+  // CLI11 answers an unknown command with "A subcommand is required", which
+  // hides the real mistake; name it instead.
+  {
+    CLI::App* level = &app;
+    std::string path = "corral";
+    for (size_t i = 1; i < args.size(); ++i) {
+      const std::string& a = args[i];
+      if (a == "--") break;
+      if (a == "--server") {
+        ++i;
+        continue;
+      }
+      if (!a.empty() && a[0] == '-') continue;
+      if (level->get_subcommands({}).empty()) break;
+      CLI::App* next = nullptr;
+      for (CLI::App* c : level->get_subcommands({}))
+        if (c->check_name(a)) next = c;
+      if (next == nullptr) {
+        std::string known;
+        for (const CLI::App* c : level->get_subcommands({}))
+          known += (known.empty() ? "" : ", ") + c->get_name();
+        *ctx.err << "error: unknown command \"" << path << " " << a << "\"; the commands are: "
+                 << known << "\n";
+        return 2;
+      }
+      level = next;
+      path += " " + a;
+    }
+  }
+
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   try {

@@ -159,7 +159,7 @@ std::string renderSlurmConf(const ClusterRecord& r) {
   std::ostringstream o;
   auto net = parseCidr(r.subnet);
   std::string controllerAddr = net.isOk() ? hostAddress(*net, kControllerOffset) : "";
-  o << header(r) << "# Change it with `corral config set`.\n"
+  o << header(r)
     << "ClusterName=" << r.spec.name << "\n"
     << "SlurmctldHost=controller(" << controllerAddr << ")\n"
     << "SlurmUser=root\n"

@@ -162,14 +162,15 @@ Leftovers Harness::leftoversOf(const std::string& cluster, const std::string& su
   std::string clusterDir = dataDir_ + "/clusters/" + cluster;
   if (fs::exists(clusterDir)) out.items.push_back("directory " + clusterDir);
   std::error_code ec;
-  std::string nsPrefix = "corral-" + cluster + ".";
-  if (fs::exists("/run/netns"))
-    for (const auto& e : fs::directory_iterator("/run/netns", ec))
-      if (e.path().filename().string().rfind(nsPrefix, 0) == 0)
-        out.items.push_back("network namespace " + e.path().filename().string());
+  std::string nsPrefix = "-" + cluster + ".";
   if (auto c = parseCidr(subnet); c.isOk()) {
     char key[9];
     std::snprintf(key, sizeof key, "%08x", c->base);
+    nsPrefix = "crl-" + std::string(key) + "-" + cluster + ".";
+    if (fs::exists("/run/netns"))
+      for (const auto& e : fs::directory_iterator("/run/netns", ec))
+        if (e.path().filename().string().rfind(nsPrefix, 0) == 0)
+          out.items.push_back("network namespace " + e.path().filename().string());
     for (const auto& e : fs::directory_iterator("/sys/class/net", ec)) {
       std::string n = e.path().filename();
       if (n.find(key) != std::string::npos) out.items.push_back("network interface " + n);

@@ -90,10 +90,12 @@ LocalRuntime::LocalRuntime(LocalRuntimeOptions options)
     : options_(std::move(options)),
       runner_(options_.runner ? *options_.runner : realProcessRunner()) {}
 
-std::string LocalRuntime::netnsName(const std::string& cluster, const std::string& pod) {
-  // '.' appears in neither cluster nor pod names, so the prefix
-  // "corral-<cluster>." names exactly one cluster's namespaces.
-  return "corral-" + cluster + "." + pod;
+std::string LocalRuntime::netnsName(const std::string& key, const std::string& cluster,
+                                    const std::string& pod) {
+  // The subnet key keeps two corrald instances' clusters of the same name
+  // apart; '.' appears in neither cluster nor pod names, so the prefix
+  // "crl-<key>-<cluster>." names exactly one cluster's namespaces.
+  return "crl-" + key + "-" + cluster + "." + pod;
 }
 
 std::string LocalRuntime::bridgeName(const std::string& key) { return "crl-" + key; }
@@ -213,7 +215,7 @@ StatusOr<std::string> LocalRuntime::readFile(const std::string& cluster, const s
 }
 
 Status LocalRuntime::ensurePodNetwork(const PodSpec& spec, const std::string& id) {
-  std::string ns = netnsName(spec.cluster, spec.name);
+  std::string ns = netnsName(id, spec.cluster, spec.name);
   std::string hostIf = vethName(id, spec.address, true);
   std::string podIf = vethName(id, spec.address, false);
   if (!fs::exists("/run/netns/" + ns)) {
@@ -238,7 +240,7 @@ Status LocalRuntime::ensurePodNetwork(const PodSpec& spec, const std::string& id
 
 Status LocalRuntime::removePodNetwork(const std::string& cluster, const std::string& pod,
                                       const std::string& id, const std::string& address) {
-  std::string ns = netnsName(cluster, pod);
+  std::string ns = netnsName(id, cluster, pod);
   if (!address.empty()) {
     std::string hostIf = vethName(id, address, true);
     if (fs::exists("/sys/class/net/" + hostIf))
@@ -273,7 +275,7 @@ Status LocalRuntime::startPod(const PodSpec& spec) {
   fs::create_directories(dir, ec);
   if (ec) return internalError("cannot create " + dir + ": " + ec.message());
 
-  LaunchSpec launch{spec, "/run/netns/" + netnsName(spec.cluster, spec.name), dir};
+  LaunchSpec launch{spec, "/run/netns/" + netnsName(id, spec.cluster, spec.name), dir};
   for (auto& m : launch.pod.mounts)
     if (!m.source.empty() && m.source[0] != '/') m.source = clusterDir(spec.cluster) + "/" + m.source;
   std::string specPath = dir + "/" + kPodSpecFile;
@@ -377,21 +379,23 @@ Status LocalRuntime::destroyCluster(const ClusterNetwork& net) {
     for (auto& t : threads) t.join();
     RETURN_IF_ERROR(first);
   }
-  // Namespaces whose pod directory was already gone (a crash in between).
-  std::error_code ec;
-  std::string prefix = "corral-" + net.cluster + ".";
-  if (fs::exists("/run/netns")) {
-    for (const auto& e : fs::directory_iterator("/run/netns", ec)) {
-      std::string n = e.path().filename();
-      if (n.rfind(prefix, 0) == 0) (void)runner_.run({"ip", "netns", "del", n});
-    }
-  }
   std::string id;
   if (auto k = networkKeyOf(net.subnet); k.isOk()) id = *k;
   if (auto known = networkKey(net.cluster); id.empty() && known.isOk()) id = *known;
-  if (!id.empty() && fs::exists("/sys/class/net/" + bridgeName(id))) {
-    auto r = runChecked(runner_, {"ip", "link", "del", bridgeName(id)});
-    if (!r.isOk()) return r.status();
+  std::error_code ec;
+  if (!id.empty()) {
+    // Namespaces whose pod directory was already gone (a crash in between).
+    std::string prefix = "crl-" + id + "-" + net.cluster + ".";
+    if (fs::exists("/run/netns")) {
+      for (const auto& e : fs::directory_iterator("/run/netns", ec)) {
+        std::string n = e.path().filename();
+        if (n.rfind(prefix, 0) == 0) (void)runner_.run({"ip", "netns", "del", n});
+      }
+    }
+    if (fs::exists("/sys/class/net/" + bridgeName(id))) {
+      auto r = runChecked(runner_, {"ip", "link", "del", bridgeName(id)});
+      if (!r.isOk()) return r.status();
+    }
   }
   fs::remove_all(clusterDir(net.cluster), ec);
   if (ec) return internalError("cannot remove " + clusterDir(net.cluster) + ": " + ec.message());

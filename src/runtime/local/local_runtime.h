@@ -2,7 +2,7 @@
 
 // `LocalRuntime`: pods as Linux namespaces on this host (the embedded
 // default). Each cluster gets a bridge `crl-<subnet in hex>` with the first address of its
-// subnet, each pod a named network namespace `corral-<cluster>.<pod>` joined to
+// subnet, each pod a named network namespace `crl-<key>-<cluster>.<pod>` joined to
 // the bridge by a veth pair, and a `corral-pod` supervisor that is PID 1 of the
 // pod's own mount, UTS, IPC and PID namespaces.
 //
@@ -46,7 +46,8 @@ class LocalRuntime : public Runtime {
   Status destroyCluster(const ClusterNetwork& net) override;
   StatusOr<std::vector<std::string>> listClusters() override;
 
-  static std::string netnsName(const std::string& cluster, const std::string& pod);
+  static std::string netnsName(const std::string& key, const std::string& cluster,
+                               const std::string& pod);
   // `key` is the cluster subnet's base address in hex (see local_runtime.cc).
   static std::string bridgeName(const std::string& key);
 
