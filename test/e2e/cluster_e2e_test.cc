@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "e2e/harness.h"
 
@@ -230,6 +231,33 @@ TEST_F(BadInputE2E, MalformedApiBodiesGet400AndChangeNothing) {
   }
   auto list = h().corral({"cluster", "list", "-o", "json"});
   EXPECT_EQ(json::parse(list.out)["clusters"].size(), 0u);
+}
+
+TEST(RecoveryE2E, CorraldKilledDuringCreateFinishesTheCreateAfterRestart) {
+  Harness h;
+  h.start();
+  auto r = h.corral({"cluster", "create", "phoenix", "--gpu-nodes", "2"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  // Let the create get under way (network, files, some pods), then crash.
+  for (int i = 0; i < 100; ++i) {
+    json c = getCluster(h, "phoenix");
+    if (c["phase"] == "starting pods") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  h.stop(SIGKILL);
+  h.start();
+  auto wait = h.corral({"cluster", "get", "phoenix", "-o", "json"});
+  for (int i = 0; i < 600; ++i) {
+    json c = getCluster(h, "phoenix");
+    if (c["status"] != "Creating") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  json c = getCluster(h, "phoenix");
+  ASSERT_EQ(c["status"], "Running") << c.dump(2);
+  auto s = h.ssh("phoenix", "srun -N2 hostname | sort");
+  EXPECT_EQ(s.out, "slinky-0\nslinky-1\n") << s.err;
+  expectDeletedCleanly(h, "phoenix", c["subnet"]);
 }
 
 TEST(TwoClustersE2E, RunSideBySideIsolatedAndDeleteCleanly) {

@@ -222,6 +222,13 @@ Status LocalRuntime::ensurePodNetwork(const PodSpec& spec, const std::string& id
     auto r = runChecked(runner_, {"ip", "netns", "add", ns});
     if (!r.isOk()) return r.status().withContext("creating network namespace " + ns);
   }
+  // A crash between creating the veth pair and configuring its pod end
+  // leaves a host end without a working eth0 inside: start that over.
+  if (fs::exists("/sys/class/net/" + hostIf)) {
+    auto probe = runner_.run({"ip", "-n", ns, "-o", "addr", "show", "dev", "eth0"});
+    if (!probe.isOk() || probe->exitCode != 0 || probe->out.find(spec.address + "/") == std::string::npos)
+      (void)runner_.run({"ip", "link", "del", hostIf});
+  }
   if (!fs::exists("/sys/class/net/" + hostIf)) {
     ProcessOptions po;
     po.input = "link add " + hostIf + " type veth peer name " + podIf + "\n" + "link set " +
