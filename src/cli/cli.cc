@@ -20,17 +20,6 @@ namespace {
 
 constexpr const char* kVersion = "0.1.0";
 
-// The CLI's own clock; it needs nothing more than the standard library gives.
-class SystemClock : public Clock {
- public:
-  std::chrono::steady_clock::time_point now() override { return std::chrono::steady_clock::now(); }
-  int64_t unixMillis() override {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-  }
-  void sleepFor(std::chrono::milliseconds d) override { std::this_thread::sleep_for(d); }
-};
 
 Status execProcess(const std::vector<std::string>& argv) {
   // Whatever is buffered would be lost when the process image is replaced.
@@ -247,7 +236,7 @@ std::string homeDirectory() {
 }
 
 CliContext processContext() {
-  static SystemClock clock;
+  Clock& clock = realClock();
   CliContext ctx;
   ctx.out = &std::cout;
   ctx.err = &std::cerr;

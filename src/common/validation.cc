@@ -8,35 +8,12 @@
 #include <string_view>
 #include <vector>
 
+#include "common/text.h"
+
 namespace corral {
 namespace {
 
-// Quoted user input is cut to this many characters so that an error about a
-// huge value stays readable.
-constexpr size_t kMaxQuotedLength = 64;
-
-// Renders `s` in double quotes, escaping what a terminal would not show
-// faithfully and shortening it to `kMaxQuotedLength` characters.
-std::string quote(std::string_view s) {
-  std::string out = "\"";
-  size_t shown = std::min(s.size(), kMaxQuotedLength);
-  for (size_t i = 0; i < shown; ++i) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20 || c >= 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  if (shown < s.size()) out += "...";
-  out += '"';
-  return out;
-}
+std::string quote(std::string_view s) { return quoteForMessage(s, 64); }
 
 Status outOfRange(const char* flag, int value, int lo, int hi) {
   return invalidArgument(std::string(flag) + " must be between " + std::to_string(lo) + " and " +

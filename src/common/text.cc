@@ -1,0 +1,29 @@
+#include "common/text.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace corral {
+
+std::string quoteForMessage(std::string_view s, size_t maxLength) {
+  std::string out = "\"";
+  size_t shown = std::min(s.size(), maxLength);
+  for (size_t i = 0; i < shown; ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20 || c >= 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (shown < s.size()) out += "...";
+  out += '"';
+  return out;
+}
+
+}  // namespace corral
