@@ -1,5 +1,7 @@
 #include "cli/cluster_cmd.h"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <ostream>
 #include <set>
@@ -156,6 +158,10 @@ Status clusterGet(ApiClient& api, CliContext& ctx, const std::string& name, Outp
 Status clusterDelete(ApiClient& api, CliContext& ctx, const DeleteOptions& options) {
   const std::string& name = options.name;
   ASSIGN_OR_RETURN(Json deleting, api.deleteCluster(name));
+  // The login node's pinned host key (written by `corral ssh`) goes with the
+  // cluster: nothing of a deleted cluster stays behind in ~/.cache.
+  if (!ctx.home.empty())
+    ::unlink((ctx.home + "/.cache/corral/known_hosts-" + encodePathSegment(name)).c_str());
   if (!options.wait) {
     *ctx.out << "cluster " << quoted(name)
              << " is being deleted; follow it with: corral cluster get " << name << "\n";

@@ -38,6 +38,8 @@ void expectDeletedCleanly(Harness& h, const std::string& name, const std::string
   auto get = h.corral({"cluster", "get", name});
   EXPECT_EQ(get.exitCode, 1);
   EXPECT_NE(get.err.find("no cluster named"), std::string::npos) << get.err;
+  EXPECT_FALSE(std::ifstream(h.home() + "/.cache/corral/known_hosts-" + name).good())
+      << "the CLI kept the deleted cluster's host key";
   Leftovers left = h.leftoversOf(name, subnet);
   EXPECT_TRUE(left.empty()) << "left behind by " << name << ":\n" << left.describe();
 }
