@@ -35,7 +35,7 @@ bool tcpAnswers(const std::string& address, int port) {
 std::vector<std::string> podNames(const RenderedCluster& rc, const std::string& role) {
   std::vector<std::string> out;
   for (const auto& p : rc.pods)
-    if (role.empty() || p.role == role) out.push_back(p.name);
+    if (p.role == role) out.push_back(p.name);
   return out;
 }
 

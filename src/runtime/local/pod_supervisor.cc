@@ -158,8 +158,6 @@ std::string setupFilesystem(const LaunchSpec& spec) {
   if (auto e = populateDev(hostDev, spec.pod.gpus); !e.empty()) return e;
   umount2(hostDev.c_str(), MNT_DETACH);
   rmdir(hostDev.c_str());
-  // A private /dev/mqueue is not needed; POSIX message queues follow the IPC
-  // namespace only when mounted, and nothing in a pod uses them.
   for (const auto& m : spec.pod.mounts) {
     if (auto e = bindMount(m.source, m.target, m.readOnly); !e.empty()) return e;
   }
