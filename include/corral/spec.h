@@ -6,6 +6,7 @@
 // `src/common/spec_json.cc`.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,9 +20,22 @@ inline constexpr int kMaxCpuNodes = 8;
 inline constexpr int kMaxGpusPerNode = 16;
 inline constexpr int kMaxSshKeys = 64;
 inline constexpr size_t kMaxClusterNameLength = 40;
+inline constexpr int kMaxUserPartitions = 20;
+inline constexpr int kMaxSlurmConfEntries = 64;
 
 inline constexpr const char* kGpuGroup = "slinky";
 inline constexpr const char* kCpuGroup = "cpu-workers";
+
+// A partition a user made (platform partitions are not in the spec: the
+// renderer derives them). `nodes` is a Slurm hostlist of existing nodes;
+// `options` holds allowlisted partition parameters by canonical name
+// (`MaxTime`, `DefaultTime`, `Default`, …; see src/slurm/slurm_params.h).
+struct PartitionSpec {
+  std::string name;
+  std::string nodes;
+  std::map<std::string, std::string> options;
+  bool operator==(const PartitionSpec&) const = default;
+};
 
 // What the user declared. Every accepted change produces a new revision of it.
 struct ClusterSpec {
@@ -31,6 +45,14 @@ struct ClusterSpec {
   int cpuNodes = 0;
   // OpenSSH public keys ("ssh-ed25519 AAAA… comment") for root on the login node.
   std::vector<std::string> sshKeys;
+  // The user's own partitions, at most kMaxUserPartitions, in creation order.
+  std::vector<PartitionSpec> partitions;
+  // slurm.conf parameters the user set (`corral config set`), by canonical
+  // name; each overrides corral's default for that parameter.
+  std::map<std::string, std::string> slurmConf;
+  // Bumped by `corral login restart`: a new value recreates the login pod.
+  int loginGeneration = 0;
+  bool operator==(const ClusterSpec&) const = default;
 };
 
 enum class ClusterStatus {
@@ -64,16 +86,51 @@ struct ClusterRecord {
   int64_t appliedRevision = 0;  // The newest revision fully applied; 0 = none.
   ClusterStatus status = ClusterStatus::kCreating;
   std::string phase;   // What the reconciler is working on, for progress.
+  // Also set for a Running cluster whose last change failed and was rolled back.
   std::string reason;  // Why the cluster is Failed, or the last error.
   std::string subnet;  // CIDR of the cluster network, e.g. 172.29.3.0/24.
   std::string loginAddress;
   std::string loginHostKey;  // Public SSH host key of the login node.
   std::vector<NodeRecord> nodes;
+  // Extra platform partitions (corrald's --platform-partition), fixed when the
+  // cluster is created so that re-rendering never depends on corrald's flags.
+  std::vector<std::string> platformPartitions;
+  // Who made the newest revision and what it changed; the store copies these
+  // into that revision's history entry.
+  std::string changeAuthor;
+  std::string changeMessage;
+  // The newest revision may cancel jobs on nodes it removes (`scale --force`)
+  // instead of waiting for them.
+  bool changeForce = false;
+  // What the running slurmctld was last (re)started with, as far as a restart
+  // matters: node names and restart-only parameters. An apply restarts
+  // slurmctld when the target's key differs (see src/reconcile/apply.cc).
+  std::string controllerConfigKey;
   int64_t createdAt = 0;  // Unix seconds.
   int64_t updatedAt = 0;
   // Optimistic-concurrency token: bumped by the store on every write; a write
   // carrying a stale version fails with Conflict.
   int64_t version = 0;
+};
+
+// One entry of a cluster's history (`corral cluster history`).
+enum class RevisionState {
+  kPending,     // Stored, not yet applied.
+  kApplied,     // The cluster reached it.
+  kFailed,      // Applying it failed; the cluster went back to the last applied one.
+  kSuperseded,  // A newer revision was requested before this one was applied.
+};
+const char* revisionStateName(RevisionState s);
+std::optional<RevisionState> parseRevisionState(const std::string& s);
+
+struct Revision {
+  int64_t number = 0;
+  ClusterSpec spec;
+  std::string author;
+  std::string message;
+  int64_t createdAt = 0;  // Unix seconds.
+  RevisionState state = RevisionState::kPending;
+  std::string error;  // Why it failed, for kFailed.
 };
 
 struct Event {

@@ -45,6 +45,18 @@ class Store {
   // A process-wide, durable, strictly increasing counter named `name`,
   // starting at 1.
   virtual StatusOr<int64_t> nextSequence(const std::string& name) = 0;
+
+  // Revisions: every write that raises `ClusterRecord.revision` also stores a
+  // history entry with the spec, `changeAuthor` and `changeMessage`, in state
+  // Pending; older Pending entries become Superseded in the same write.
+
+  // The cluster's history, oldest first. NotFound if there is no such cluster.
+  virtual StatusOr<std::vector<Revision>> listRevisions(const std::string& cluster) = 0;
+
+  // Records how a revision ended (Applied, or Failed with `error`).
+  // NotFound if the cluster or the revision does not exist.
+  virtual Status setRevisionState(const std::string& cluster, int64_t revision,
+                                  RevisionState state, const std::string& error) = 0;
 };
 
 // Opens (creating if needed) the SQLite database at `path`. Thread-safe: the

@@ -158,6 +158,21 @@ class ObjectReader {
     return Status::ok();
   }
 
+  Status readStringMap(const char* key, std::map<std::string, std::string>* out) const {
+    const json* v = find(key);
+    if (v == nullptr) return Status::ok();
+    if (!v->is_object())
+      return invalidArgument(field(path(key)) + " must be an object of strings");
+    std::map<std::string, std::string> values;
+    for (auto it = v->begin(); it != v->end(); ++it) {
+      if (!it->is_string())
+        return invalidArgument(field(path(key) + "." + it.key()) + " must be a string");
+      values[it.key()] = it->get_ref<const std::string&>();
+    }
+    *out = std::move(values);
+    return Status::ok();
+  }
+
   // Rejects the first member (in key order, so the message is stable) that is
   // not in `known`, suggesting the known field it most resembles.
   Status rejectUnknown(std::initializer_list<const char*> known) const {
@@ -188,6 +203,18 @@ class ObjectReader {
   bool strict_;
 };
 
+StatusOr<PartitionSpec> partitionAt(const json& j, const std::string& prefix, bool strict) {
+  if (!j.is_object())
+    return invalidArgument(field(prefix.substr(0, prefix.size() - 1)) + " must be an object");
+  ObjectReader r(j, prefix, strict);
+  if (strict) RETURN_IF_ERROR(r.rejectUnknown({"name", "nodes", "options"}));
+  PartitionSpec p;
+  RETURN_IF_ERROR(r.readString("name", &p.name));
+  RETURN_IF_ERROR(r.readString("nodes", &p.nodes));
+  RETURN_IF_ERROR(r.readStringMap("options", &p.options));
+  return p;
+}
+
 StatusOr<ClusterSpec> specAt(const json& j, const std::string& prefix, bool strict) {
   if (!j.is_object()) {
     if (prefix.empty()) return invalidArgument("cluster spec must be a JSON object");
@@ -195,7 +222,8 @@ StatusOr<ClusterSpec> specAt(const json& j, const std::string& prefix, bool stri
   }
   ObjectReader r(j, prefix, strict);
   if (strict) {
-    RETURN_IF_ERROR(r.rejectUnknown({"name", "gpuNodes", "gpusPerNode", "cpuNodes", "sshKeys"}));
+    RETURN_IF_ERROR(r.rejectUnknown({"name", "gpuNodes", "gpusPerNode", "cpuNodes", "sshKeys",
+                                     "partitions", "slurmConf", "loginGeneration"}));
   }
   if (r.find("name") == nullptr) return invalidArgument(field(r.path("name")) + " is required");
   ClusterSpec spec;
@@ -204,6 +232,17 @@ StatusOr<ClusterSpec> specAt(const json& j, const std::string& prefix, bool stri
   RETURN_IF_ERROR(r.readInt("gpusPerNode", &spec.gpusPerNode));
   RETURN_IF_ERROR(r.readInt("cpuNodes", &spec.cpuNodes));
   RETURN_IF_ERROR(r.readStringArray("sshKeys", &spec.sshKeys));
+  if (const json* parts = r.find("partitions")) {
+    if (!parts->is_array()) return invalidArgument(field(r.path("partitions")) + " must be an array");
+    for (size_t i = 0; i < parts->size(); ++i) {
+      ASSIGN_OR_RETURN(PartitionSpec p,
+                       partitionAt((*parts)[i], r.path("partitions") + "[" + std::to_string(i) + "].",
+                                   strict));
+      spec.partitions.push_back(std::move(p));
+    }
+  }
+  RETURN_IF_ERROR(r.readStringMap("slurmConf", &spec.slurmConf));
+  RETURN_IF_ERROR(r.readInt("loginGeneration", &spec.loginGeneration));
   return spec;
 }
 
@@ -279,6 +318,14 @@ StatusOr<ClusterRecord> recordAt(const json& j) {
     }
   }
 
+  RETURN_IF_ERROR(r.readStringArray("platformPartitions", &record.platformPartitions));
+  RETURN_IF_ERROR(r.readString("changeAuthor", &record.changeAuthor));
+  RETURN_IF_ERROR(r.readString("changeMessage", &record.changeMessage));
+  if (const json* force = r.find("changeForce")) {
+    if (!force->is_boolean()) return invalidArgument(field("changeForce") + " must be a boolean");
+    record.changeForce = force->get<bool>();
+  }
+  RETURN_IF_ERROR(r.readString("controllerConfigKey", &record.controllerConfigKey));
   RETURN_IF_ERROR(r.readInt64("createdAt", &record.createdAt));
   RETURN_IF_ERROR(r.readInt64("updatedAt", &record.updatedAt));
   RETURN_IF_ERROR(r.readInt64("version", &record.version));
@@ -311,6 +358,27 @@ auto guarded(F&& f) -> decltype(f()) {
 
 }  // namespace
 
+const char* revisionStateName(RevisionState s) {
+  switch (s) {
+    case RevisionState::kPending:
+      return "Pending";
+    case RevisionState::kApplied:
+      return "Applied";
+    case RevisionState::kFailed:
+      return "Failed";
+    case RevisionState::kSuperseded:
+      return "Superseded";
+  }
+  return "Unknown";
+}
+
+std::optional<RevisionState> parseRevisionState(const std::string& s) {
+  for (auto state : {RevisionState::kPending, RevisionState::kApplied, RevisionState::kFailed,
+                     RevisionState::kSuperseded})
+    if (s == revisionStateName(state)) return state;
+  return std::nullopt;
+}
+
 const char* statusName(ClusterStatus s) {
   for (const auto& entry : kStatusNames) {
     if (entry.status == s) return entry.name;
@@ -325,12 +393,32 @@ std::optional<ClusterStatus> parseStatus(const std::string& s) {
   return std::nullopt;
 }
 
+nlohmann::json partitionToJson(const PartitionSpec& p) {
+  return json{{"name", p.name}, {"nodes", p.nodes}, {"options", p.options}};
+}
+
 nlohmann::json specToJson(const ClusterSpec& spec) {
+  json parts = json::array();
+  for (const auto& p : spec.partitions) parts.push_back(partitionToJson(p));
   return json{{"name", spec.name},
               {"gpuNodes", spec.gpuNodes},
               {"gpusPerNode", spec.gpusPerNode},
               {"cpuNodes", spec.cpuNodes},
-              {"sshKeys", spec.sshKeys}};
+              {"sshKeys", spec.sshKeys},
+              {"partitions", parts},
+              {"slurmConf", spec.slurmConf},
+              {"loginGeneration", spec.loginGeneration}};
+}
+
+StatusOr<PartitionSpec> partitionFromJson(const nlohmann::json& json, bool strict) {
+  return guarded([&] { return partitionAt(json, "", strict); });
+}
+
+nlohmann::json revisionToJson(const Revision& r) {
+  return json{{"revision", r.number},     {"author", r.author},
+              {"message", r.message},     {"createdAt", r.createdAt},
+              {"state", revisionStateName(r.state)}, {"error", r.error},
+              {"spec", specToJson(r.spec)}};
 }
 
 StatusOr<ClusterSpec> specFromJson(const nlohmann::json& json, bool strict) {
@@ -371,6 +459,11 @@ nlohmann::json recordToJson(const ClusterRecord& record) {
               {"subnet", record.subnet},
               {"login", json{{"address", record.loginAddress}, {"hostKey", record.loginHostKey}}},
               {"nodes", std::move(nodes)},
+              {"platformPartitions", record.platformPartitions},
+              {"changeAuthor", record.changeAuthor},
+              {"changeMessage", record.changeMessage},
+              {"changeForce", record.changeForce},
+              {"controllerConfigKey", record.controllerConfigKey},
               {"createdAt", record.createdAt},
               {"updatedAt", record.updatedAt},
               {"version", record.version}};

@@ -11,7 +11,8 @@
 
 namespace corral {
 
-// {"name", "gpuNodes", "gpusPerNode", "cpuNodes", "sshKeys"}.
+// {"name", "gpuNodes", "gpusPerNode", "cpuNodes", "sshKeys", "partitions",
+//  "slurmConf", "loginGeneration"}.
 nlohmann::json specToJson(const ClusterSpec& spec);
 
 // Reads a spec. A missing field keeps `ClusterSpec`'s default, except `name`,
@@ -24,6 +25,13 @@ nlohmann::json specToJson(const ClusterSpec& spec);
 // unknown fields and nulls are ignored, so that an older corral can read what
 // a newer one wrote. A field of the wrong type is an error in both modes.
 StatusOr<ClusterSpec> specFromJson(const nlohmann::json& json, bool strict);
+
+// {"name", "nodes", "options": {Key: Value}}.
+nlohmann::json partitionToJson(const PartitionSpec& partition);
+StatusOr<PartitionSpec> partitionFromJson(const nlohmann::json& json, bool strict);
+
+// {"revision", "author", "message", "createdAt", "state", "error", "spec"}.
+nlohmann::json revisionToJson(const Revision& revision);
 
 // {"name", "group", "physicalId", "address"}.
 nlohmann::json nodeToJson(const NodeRecord& node);

@@ -52,6 +52,15 @@ constexpr const char* kMigrations[] = {
         value INTEGER NOT NULL
       );
     )sql",
+    // 1 -> 2: revision history says what each change was and how it ended.
+    R"sql(
+      ALTER TABLE revisions ADD COLUMN message TEXT NOT NULL DEFAULT '';
+      ALTER TABLE revisions ADD COLUMN state TEXT NOT NULL DEFAULT 'Pending';
+      ALTER TABLE revisions ADD COLUMN error TEXT NOT NULL DEFAULT '';
+      UPDATE revisions SET state = 'Applied' WHERE revision <=
+        (SELECT json_extract(record, '$.appliedRevision') FROM clusters
+         WHERE clusters.id = revisions.cluster_id);
+    )sql",
 };
 static_assert(std::size(kMigrations) == SqliteStore::kSchemaVersion,
               "every schema version needs its migration");
@@ -72,10 +81,17 @@ constexpr const char* kUpdateCluster =
     "WHERE id = ? AND version = ?";
 constexpr const char* kDeleteCluster = "DELETE FROM clusters WHERE id = ?";
 constexpr const char* kInsertRevision =
-    "INSERT INTO revisions (cluster_id, revision, spec, author, created_at) "
-    "VALUES (?, ?, ?, '', ?)";
+    "INSERT INTO revisions (cluster_id, revision, spec, author, message, state, created_at) "
+    "VALUES (?, ?, ?, ?, ?, 'Pending', ?)";
+// A new revision supersedes every older one that was never applied.
+constexpr const char* kSupersedeRevisions =
+    "UPDATE revisions SET state = 'Superseded' WHERE cluster_id = ? AND revision < ? "
+    "AND state = 'Pending'";
 constexpr const char* kListRevisions =
-    "SELECT revision, spec FROM revisions WHERE cluster_id = ? ORDER BY revision";
+    "SELECT revision, spec, author, message, created_at, state, error FROM revisions "
+    "WHERE cluster_id = ? ORDER BY revision";
+constexpr const char* kSetRevisionState =
+    "UPDATE revisions SET state = ?, error = ? WHERE cluster_id = ? AND revision = ?";
 constexpr const char* kDeleteRevisions = "DELETE FROM revisions WHERE cluster_id = ?";
 // One statement, so the existence check and the insert are atomic without a
 // transaction.
@@ -364,12 +380,7 @@ StatusOr<ClusterRecord> SqliteStore::createCluster(ClusterRecord record) {
     Statement set(this, kSetClusterRecord);
     RETURN_IF_ERROR(set.bind(text).bind(record.id).run());
   }
-  if (record.revision > 0) {
-    ASSIGN_OR_RETURN(std::string spec, dump(specToJson(record.spec), name));
-    Statement revision(this, kInsertRevision);
-    RETURN_IF_ERROR(
-        revision.bind(record.id).bind(record.revision).bind(spec).bind(record.updatedAt).run());
-  }
+  if (record.revision > 0) RETURN_IF_ERROR(insertRevision(record.id, record));
   RETURN_IF_ERROR(tx.commit());
   return record;
 }
@@ -437,11 +448,7 @@ StatusOr<ClusterRecord> SqliteStore::updateCluster(const ClusterRecord& record) 
     update.bind(stored.version).bind(text).bind(stored.createdAt).bind(stored.updatedAt);
     RETURN_IF_ERROR(update.bind(id).bind(version).run());
   }
-  if (stored.revision > revision) {
-    ASSIGN_OR_RETURN(std::string spec, dump(specToJson(stored.spec), name));
-    Statement insert(this, kInsertRevision);
-    RETURN_IF_ERROR(insert.bind(id).bind(stored.revision).bind(spec).bind(stored.updatedAt).run());
-  }
+  if (stored.revision > revision) RETURN_IF_ERROR(insertRevision(id, stored));
   RETURN_IF_ERROR(tx.commit());
   return stored;
 }
@@ -532,8 +539,18 @@ StatusOr<int64_t> SqliteStore::nextSequence(const std::string& name) {
   return value;
 }
 
-StatusOr<std::vector<std::pair<int64_t, ClusterSpec>>> SqliteStore::listRevisions(
-    const std::string& cluster) {
+Status SqliteStore::insertRevision(int64_t clusterId, const ClusterRecord& record) {
+  ASSIGN_OR_RETURN(std::string spec, dump(specToJson(record.spec), record.spec.name));
+  {
+    Statement insert(this, kInsertRevision);
+    insert.bind(clusterId).bind(record.revision).bind(spec).bind(record.changeAuthor);
+    RETURN_IF_ERROR(insert.bind(record.changeMessage).bind(record.updatedAt).run());
+  }
+  Statement supersede(this, kSupersedeRevisions);
+  return supersede.bind(clusterId).bind(record.revision).run();
+}
+
+StatusOr<std::vector<Revision>> SqliteStore::listRevisions(const std::string& cluster) {
   std::lock_guard<std::mutex> lock(mu_);
   Transaction tx(this);
   RETURN_IF_ERROR(tx.begin(/*write=*/false));
@@ -544,27 +561,59 @@ StatusOr<std::vector<std::pair<int64_t, ClusterSpec>>> SqliteStore::listRevision
     if (!found) return notFound("no cluster named " + quote(cluster));
     id = select.int64(0);
   }
-  std::vector<std::pair<int64_t, ClusterSpec>> revisions;
+  std::vector<Revision> revisions;
   {
     Statement select(this, kListRevisions);
     select.bind(id);
     while (true) {
       ASSIGN_OR_RETURN(bool row, select.step());
       if (!row) break;
-      int64_t revision = select.int64(0);
+      Revision r;
+      r.number = select.int64(0);
       json j = json::parse(select.text(1), nullptr, /*allow_exceptions=*/false);
       StatusOr<ClusterSpec> spec = j.is_discarded()
                                        ? StatusOr<ClusterSpec>(invalidArgument("not valid JSON"))
                                        : specFromJson(j, /*strict=*/false);
-      if (!spec.isOk()) {
-        return internalError("revision " + std::to_string(revision) + " of cluster " +
-                             quote(cluster) + " is corrupt: " + spec.status().message());
+      std::optional<RevisionState> state = parseRevisionState(select.text(5));
+      if (!spec.isOk() || !state) {
+        return internalError("revision " + std::to_string(r.number) + " of cluster " +
+                             quote(cluster) + " is corrupt: " +
+                             (spec.isOk() ? "unknown state " + quote(select.text(5))
+                                          : spec.status().message()));
       }
-      revisions.emplace_back(revision, std::move(spec).value());
+      r.spec = std::move(spec).value();
+      r.author = select.text(2);
+      r.message = select.text(3);
+      r.createdAt = select.int64(4);
+      r.state = *state;
+      r.error = select.text(6);
+      revisions.push_back(std::move(r));
     }
   }
   RETURN_IF_ERROR(tx.commit());
   return revisions;
+}
+
+Status SqliteStore::setRevisionState(const std::string& cluster, int64_t revision,
+                                     RevisionState state, const std::string& error) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Transaction tx(this);
+  RETURN_IF_ERROR(tx.begin(/*write=*/true));
+  int64_t id = 0;
+  {
+    Statement select(this, kSelectClusterId);
+    ASSIGN_OR_RETURN(bool found, select.bind(cluster).step());
+    if (!found) return notFound("no cluster named " + quote(cluster));
+    id = select.int64(0);
+  }
+  {
+    Statement update(this, kSetRevisionState);
+    RETURN_IF_ERROR(update.bind(std::string(revisionStateName(state))).bind(error).bind(id)
+                        .bind(revision).run());
+    if (sqlite3_changes(db_) == 0)
+      return notFound("cluster " + quote(cluster) + " has no revision " + std::to_string(revision));
+  }
+  return tx.commit();
 }
 
 StatusOr<std::unique_ptr<Store>> openSqliteStore(const std::string& path) {

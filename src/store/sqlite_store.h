@@ -39,7 +39,7 @@ class SqliteStore : public Store {
  public:
   // The schema version this build writes and the newest it can read. A
   // database with a newer version is refused rather than misread.
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
 
   // How long a statement waits for another connection's lock before the
   // call fails with Unavailable.
@@ -76,11 +76,9 @@ class SqliteStore : public Store {
   Status appendEvent(const Event& event) override;
   StatusOr<std::vector<Event>> listEvents(const std::string& cluster, int limit) override;
   StatusOr<int64_t> nextSequence(const std::string& name) override;
-
-  // Every recorded revision of the cluster's spec, oldest first, as
-  // (revision, spec). NotFound if there is no such cluster. Not yet part of
-  // `Store`; `FakeStore` offers the same method.
-  StatusOr<std::vector<std::pair<int64_t, ClusterSpec>>> listRevisions(const std::string& cluster);
+  StatusOr<std::vector<Revision>> listRevisions(const std::string& cluster) override;
+  Status setRevisionState(const std::string& cluster, int64_t revision, RevisionState state,
+                          const std::string& error) override;
 
  private:
   class Statement;
@@ -91,6 +89,9 @@ class SqliteStore : public Store {
   Status configure(std::chrono::milliseconds busyTimeout);
   Status migrate();
   Status exec(const char* sql);
+  // Inserts `record`'s revision row (spec, author, message) in the caller's
+  // transaction and supersedes older pending ones.
+  Status insertRevision(int64_t clusterId, const ClusterRecord& record);
   // A cached prepared statement for `sql`; the cache owns it.
   StatusOr<sqlite3_stmt*> prepare(const char* sql);
   Status error(int rc, const std::string& what) const;

@@ -69,7 +69,7 @@ StatusOr<ClusterRecord> FakeStore::createCluster(ClusterRecord record) {
   record.version = 1;
   ASSIGN_OR_RETURN(ClusterRecord stored, roundTrip(record));
   ++nextClusterId_;
-  if (stored.revision > 0) revisions_[stored.id][stored.revision] = stored.spec;
+  if (stored.revision > 0) addRevision(stored);
   clusters_[stored.id] = stored;
   return stored;
 }
@@ -118,7 +118,7 @@ StatusOr<ClusterRecord> FakeStore::updateCluster(const ClusterRecord& record) {
   ClusterRecord next = record;
   next.version = current.version + 1;
   ASSIGN_OR_RETURN(ClusterRecord stored, roundTrip(next));
-  if (stored.revision > current.revision) revisions_[stored.id][stored.revision] = stored.spec;
+  if (stored.revision > current.revision) addRevision(stored);
   it->second = stored;
   return stored;
 }
@@ -176,19 +176,44 @@ StatusOr<int64_t> FakeStore::nextSequence(const std::string& name) {
   return ++sequences_[name];
 }
 
-StatusOr<std::vector<std::pair<int64_t, ClusterSpec>>> FakeStore::listRevisions(
-    const std::string& cluster) {
+void FakeStore::addRevision(const ClusterRecord& stored) {
+  auto& history = revisions_[stored.id];
+  for (auto& [number, revision] : history)
+    if (revision.state == RevisionState::kPending) revision.state = RevisionState::kSuperseded;
+  history[stored.revision] = Revision{stored.revision,      stored.spec,
+                                      stored.changeAuthor,  stored.changeMessage,
+                                      stored.updatedAt,     RevisionState::kPending,
+                                      ""};
+}
+
+StatusOr<std::vector<Revision>> FakeStore::listRevisions(const std::string& cluster) {
   std::lock_guard<std::mutex> lock(mu_);
   if (auto fault = takeFault()) return *fault;
   auto it = std::find_if(clusters_.begin(), clusters_.end(),
                          [&](const auto& entry) { return entry.second.spec.name == cluster; });
   if (it == clusters_.end()) return notFound("no cluster named " + quote(cluster));
-  std::vector<std::pair<int64_t, ClusterSpec>> out;
+  std::vector<Revision> out;
   auto revisions = revisions_.find(it->first);
   if (revisions != revisions_.end()) {
-    for (const auto& [revision, spec] : revisions->second) out.emplace_back(revision, spec);
+    for (const auto& [number, revision] : revisions->second) out.push_back(revision);
   }
   return out;
+}
+
+Status FakeStore::setRevisionState(const std::string& cluster, int64_t revision,
+                                   RevisionState state, const std::string& error) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto fault = takeFault()) return *fault;
+  auto it = std::find_if(clusters_.begin(), clusters_.end(),
+                         [&](const auto& entry) { return entry.second.spec.name == cluster; });
+  if (it == clusters_.end()) return notFound("no cluster named " + quote(cluster));
+  auto& history = revisions_[it->first];
+  auto r = history.find(revision);
+  if (r == history.end())
+    return notFound("cluster " + quote(cluster) + " has no revision " + std::to_string(revision));
+  r->second.state = state;
+  r->second.error = error;
+  return Status::ok();
 }
 
 }  // namespace corral

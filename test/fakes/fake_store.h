@@ -36,9 +36,9 @@ class FakeStore : public Store {
   Status appendEvent(const Event& event) override;
   StatusOr<std::vector<Event>> listEvents(const std::string& cluster, int limit) override;
   StatusOr<int64_t> nextSequence(const std::string& name) override;
-
-  // As `SqliteStore::listRevisions`.
-  StatusOr<std::vector<std::pair<int64_t, ClusterSpec>>> listRevisions(const std::string& cluster);
+  StatusOr<std::vector<Revision>> listRevisions(const std::string& cluster) override;
+  Status setRevisionState(const std::string& cluster, int64_t revision, RevisionState state,
+                          const std::string& error) override;
 
   // The next call of any method above fails with `Status(code, message)` and
   // changes nothing; the calls after it behave normally again. A later
@@ -59,7 +59,10 @@ class FakeStore : public Store {
   int64_t nextClusterId_ = 1;
   int64_t nextEventId_ = 1;
   std::map<int64_t, ClusterRecord> clusters_;  // By id, so lists come in id order.
-  std::map<int64_t, std::map<int64_t, ClusterSpec>> revisions_;  // By cluster id, revision.
+  // Records `stored`'s revision and supersedes older pending ones. Requires `mu_`.
+  void addRevision(const ClusterRecord& stored);
+
+  std::map<int64_t, std::map<int64_t, Revision>> revisions_;  // By cluster id, revision.
   std::vector<Event> events_;                                    // In id order.
   std::map<std::string, int64_t> sequences_;
 };

@@ -80,7 +80,25 @@ TEST(StatusNameTest, ParseRejectsOtherSpellings) {
 TEST(SpecJsonTest, ToJsonHasTheApiKeys) {
   json j = specToJson(demoSpec());
   EXPECT_EQ(j, json::parse(R"({"name": "demo", "gpuNodes": 2, "gpusPerNode": 4, "cpuNodes": 1,
-      "sshKeys": ["ssh-ed25519 AAAAC3Nza you@laptop", "ssh-rsa AAAAB3Nza ci"]})"));
+      "sshKeys": ["ssh-ed25519 AAAAC3Nza you@laptop", "ssh-rsa AAAAB3Nza ci"],
+      "partitions": [], "slurmConf": {}, "loginGeneration": 0})"));
+}
+
+TEST(SpecJsonTest, PartitionsAndSettingsRoundTrip) {
+  ClusterSpec spec = demoSpec();
+  spec.partitions = {{"short", "slinky-[0-1]", {{"MaxTime", "30"}}}};
+  spec.slurmConf = {{"MinJobAge", "60"}};
+  spec.loginGeneration = 3;
+  auto back = specFromJson(specToJson(spec), /*strict=*/true);
+  ASSERT_TRUE(back.isOk()) << back.status().toString();
+  EXPECT_EQ(*back, spec);
+  auto bad = specFromJson(json::parse(R"({"name": "a", "partitions": [{"name": "p", "node": "x"}]})"),
+                          /*strict=*/true);
+  ASSERT_FALSE(bad.isOk());
+  EXPECT_THAT(bad.status().message(), HasSubstr("partitions[0].node"));
+  auto notString = specFromJson(json::parse(R"({"name": "a", "slurmConf": {"MinJobAge": 60}})"),
+                                /*strict=*/true);
+  EXPECT_FALSE(notString.isOk());
 }
 
 TEST(SpecJsonTest, RoundTripsStrictAndLenient) {

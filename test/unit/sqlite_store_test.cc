@@ -135,7 +135,7 @@ TEST_F(SqliteStoreTest, EverythingSurvivesReopen) {
   auto revisions = store->listRevisions("a");
   ASSERT_TRUE(revisions.isOk());
   ASSERT_EQ(revisions->size(), 2u);
-  EXPECT_EQ((*revisions)[1].second.cpuNodes, 3);
+  EXPECT_EQ((*revisions)[1].spec.cpuNodes, 3);
 }
 
 TEST_F(SqliteStoreTest, IdsAreNotReusedAfterDeletingTheNewestAndReopening) {

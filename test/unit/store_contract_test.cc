@@ -51,10 +51,6 @@ class FakeStoreEnv {
  public:
   static constexpr const char* kName = "Fake";
   std::unique_ptr<Store> open() { return std::make_unique<FakeStore>(); }
-  static StatusOr<std::vector<std::pair<int64_t, ClusterSpec>>> listRevisions(
-      Store& store, const std::string& name) {
-    return static_cast<FakeStore&>(store).listRevisions(name);
-  }
 };
 
 class SqliteStoreEnv {
@@ -77,11 +73,6 @@ class SqliteStoreEnv {
     }
     return std::move(store).value();
   }
-  static StatusOr<std::vector<std::pair<int64_t, ClusterSpec>>> listRevisions(
-      Store& store, const std::string& name) {
-    return static_cast<SqliteStore&>(store).listRevisions(name);
-  }
-
  private:
   std::string dir_;
 };
@@ -110,8 +101,8 @@ class StoreContractTest : public ::testing::Test {
     return out;
   }
 
-  StatusOr<std::vector<std::pair<int64_t, ClusterSpec>>> revisions(const std::string& name) {
-    return Env::listRevisions(*store_, name);
+  StatusOr<std::vector<Revision>> revisions(const std::string& name) {
+    return store_->listRevisions(name);
   }
 
   Env env_;
@@ -299,10 +290,10 @@ TYPED_TEST(StoreContractTest, RevisionsFollowTheRecord) {
   auto revisions = this->revisions("a");
   ASSERT_TRUE(revisions.isOk()) << revisions.status().toString();
   ASSERT_EQ(revisions->size(), 2u);
-  EXPECT_EQ((*revisions)[0].first, 1);
-  EXPECT_EQ((*revisions)[0].second.gpuNodes, 2);
-  EXPECT_EQ((*revisions)[1].first, 2);
-  EXPECT_EQ((*revisions)[1].second.gpuNodes, 6);
+  EXPECT_EQ((*revisions)[0].number, 1);
+  EXPECT_EQ((*revisions)[0].spec.gpuNodes, 2);
+  EXPECT_EQ((*revisions)[1].number, 2);
+  EXPECT_EQ((*revisions)[1].spec.gpuNodes, 6);
 
   r = *this->store_->getCluster("a");
   r.revision = 1;
@@ -310,6 +301,37 @@ TYPED_TEST(StoreContractTest, RevisionsFollowTheRecord) {
   ASSERT_FALSE(back.isOk());
   EXPECT_EQ(back.status().code(), Code::kInvalidArgument);
   EXPECT_EQ(this->store_->getCluster("a")->revision, 2);
+}
+
+TYPED_TEST(StoreContractTest, RevisionHistoryKeepsAuthorMessageAndOutcome) {
+  ClusterRecord r = this->create("a", /*revision=*/1);
+  ASSERT_TRUE(this->store_->setRevisionState("a", 1, RevisionState::kApplied, "").isOk());
+  r = *this->store_->getCluster("a");
+  r.revision = 2;
+  r.changeAuthor = "alice";
+  r.changeMessage = "scale to 6 GPU nodes";
+  r = *this->store_->updateCluster(r);
+  r.revision = 3;
+  r.changeMessage = "config set MinJobAge=60";
+  ASSERT_TRUE(this->store_->updateCluster(r).isOk());
+  ASSERT_TRUE(
+      this->store_->setRevisionState("a", 3, RevisionState::kFailed, "slurmctld: fatal").isOk());
+
+  auto revisions = this->revisions("a");
+  ASSERT_TRUE(revisions.isOk()) << revisions.status().toString();
+  ASSERT_EQ(revisions->size(), 3u);
+  EXPECT_EQ((*revisions)[0].state, RevisionState::kApplied);
+  // Revision 2 was never applied before 3 replaced it.
+  EXPECT_EQ((*revisions)[1].state, RevisionState::kSuperseded);
+  EXPECT_EQ((*revisions)[1].author, "alice");
+  EXPECT_EQ((*revisions)[1].message, "scale to 6 GPU nodes");
+  EXPECT_EQ((*revisions)[2].state, RevisionState::kFailed);
+  EXPECT_EQ((*revisions)[2].error, "slurmctld: fatal");
+
+  EXPECT_EQ(this->store_->setRevisionState("a", 9, RevisionState::kApplied, "").code(),
+            Code::kNotFound);
+  EXPECT_EQ(this->store_->setRevisionState("ghost", 1, RevisionState::kApplied, "").code(),
+            Code::kNotFound);
 }
 
 TYPED_TEST(StoreContractTest, CreateAtRevisionZeroRecordsNoRevision) {
