@@ -1,10 +1,13 @@
 #include "slurm/renderer.h"
 
+#include <algorithm>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "common/ipv4.h"
 #include "slurm/hostlist.h"
+#include "slurm/slurm_params.h"
 
 namespace corral {
 namespace {
@@ -20,12 +23,52 @@ std::vector<std::string> namesOf(const std::vector<NodeRecord>& nodes, const std
   return out;
 }
 
+// The revision is not in the header: a change that leaves a file's content
+// alone must leave its bytes alone too, so that `config diff` shows only
+// what changes and an unchanged slurm.conf needs no reconfigure.
 std::string header(const ClusterRecord& r, const char* comment = "#") {
   std::ostringstream o;
-  o << comment << " Rendered by corral for cluster \"" << r.spec.name << "\", revision "
-    << r.revision << ".\n"
+  o << comment << " Rendered by corral for cluster \"" << r.spec.name << "\".\n"
     << comment << " Do not edit: corral regenerates this file on every change.\n";
   return o.str();
+}
+
+// slurm.conf parameters corral sets that users may override with
+// `corral config set` (the rest of slurm.conf is corral's alone).
+const std::vector<std::pair<std::string, std::string>>& overridableDefaults() {
+  static const std::vector<std::pair<std::string, std::string>> defaults = {
+      {"SchedulerType", "sched/backfill"},
+      {"ReturnToService", "2"},
+      {"MpiDefault", "none"},
+      {"SlurmctldTimeout", "30"},
+      {"SlurmdTimeout", "30"},
+      {"MessageTimeout", "10"},
+      {"InactiveLimit", "0"},
+      {"KillWait", "5"},
+      {"MinJobAge", "300"},
+  };
+  return defaults;
+}
+
+std::string partitionLine(const std::string& name, const std::string& nodes,
+                          const std::map<std::string, std::string>& options) {
+  // slurmctld refuses an empty `Nodes=`; a partition without nodes omits it.
+  std::string line = "PartitionName=" + name + (nodes.empty() ? "" : " Nodes=" + nodes);
+  for (const auto& [k, v] : options) line += " " + k + "=" + v;
+  return line + "\n";
+}
+
+// The nodes of `hostlist` that the cluster has, compressed; nodes a
+// scale-down removed are dropped rather than left for slurmctld to reject.
+std::string existingNodes(const std::string& hostlist, const std::vector<NodeRecord>& nodes) {
+  auto names = expandHostlist(hostlist);
+  if (!names.isOk()) return "";
+  std::set<std::string> have;
+  for (const auto& n : nodes) have.insert(n.name);
+  std::vector<std::string> kept;
+  for (const auto& n : *names)
+    if (have.count(n)) kept.push_back(n);
+  return compressHostlist(kept);
 }
 
 std::string renderSlurmdbdConf(const ClusterRecord& r) {
@@ -184,11 +227,8 @@ std::string renderSlurmConf(const ClusterRecord& r) {
        "PrologFlags=Contain\n"
        "SelectType=select/cons_tres\n"
        "SelectTypeParameters=CR_Core\n"
-       "SchedulerType=sched/backfill\n"
        "GresTypes=gpu\n"
        "SlurmdParameters=config_overrides\n"
-       "ReturnToService=2\n"
-       "MpiDefault=none\n"
        "MailProg=/bin/true\n"
        "SwitchType=switch/none\n"
        "AccountingStorageType=accounting_storage/slurmdbd\n"
@@ -199,14 +239,26 @@ std::string renderSlurmConf(const ClusterRecord& r) {
        "AccountingStorageTRES=gres/gpu\n"
        "JobAcctGatherType=jobacct_gather/linux\n"
        "JobCompType=jobcomp/none\n"
-       "SlurmctldTimeout=30\n"
-       "SlurmdTimeout=30\n"
-       "MessageTimeout=10\n"
-       "InactiveLimit=0\n"
-       "KillWait=5\n"
-       "MinJobAge=300\n"
        "Waittime=0\n"
-       "\n# Nodes\n";
+       "# No forwarding through slurmd trees: every slurmd is reached directly,\n"
+       "# so a node added by scaling needs no other slurmd to know it.\n"
+       "TreeWidth=65533\n";
+  const auto& user = r.spec.slurmConf;
+  o << "\n# Defaults that `corral config set` may override\n";
+  for (const auto& [key, value] : overridableDefaults()) {
+    auto it = user.find(key);
+    o << key << "=" << (it == user.end() ? value : it->second) << "\n";
+  }
+  bool first = true;
+  for (const auto& [key, value] : user) {
+    bool isDefault = std::any_of(overridableDefaults().begin(), overridableDefaults().end(),
+                                 [&](const auto& d) { return d.first == key; });
+    if (isDefault) continue;
+    if (first) o << "\n# Set by the cluster's users (`corral config set`)\n";
+    first = false;
+    o << key << "=" << value << "\n";
+  }
+  o << "\n# Nodes\n";
   for (const auto& n : r.nodes) {
     bool gpu = n.group == kGpuGroup;
     o << "NodeName=" << n.name << " NodeAddr=" << n.address
@@ -215,17 +267,40 @@ std::string renderSlurmConf(const ClusterRecord& r) {
     if (gpu) o << " Gres=gpu:" << r.spec.gpusPerNode;
     o << " Feature=" << n.group << " State=UNKNOWN\n";
   }
+  // At most one partition is the default; `all` is, unless a user made one
+  // of theirs the default.
+  bool userDefault = std::any_of(r.spec.partitions.begin(), r.spec.partitions.end(), [](const auto& p) {
+    auto it = p.options.find("Default");
+    return it != p.options.end() && it->second == "YES";
+  });
   o << "\n# Partitions managed by corral\n"
-    << "PartitionName=all Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n";
-  auto gpuNodes = namesOf(r.nodes, kGpuGroup);
-  if (!gpuNodes.empty())
-    o << "PartitionName=" << kGpuGroup << " Nodes=" << compressHostlist(gpuNodes)
-      << " MaxTime=INFINITE State=UP\n";
-  auto cpuNodes = namesOf(r.nodes, kCpuGroup);
-  if (!cpuNodes.empty())
-    o << "PartitionName=" << kCpuGroup << " Nodes=" << compressHostlist(cpuNodes)
-      << " MaxTime=INFINITE State=UP\n";
+    << "PartitionName=all Nodes=ALL" << (userDefault ? "" : " Default=YES")
+    << " MaxTime=INFINITE State=UP\n";
+  for (const char* group : {kGpuGroup, kCpuGroup}) {
+    auto members = namesOf(r.nodes, group);
+    if (!members.empty())
+      o << "PartitionName=" << group << " Nodes=" << compressHostlist(members)
+        << " MaxTime=INFINITE State=UP\n";
+  }
+  for (const auto& name : r.platformPartitions)
+    o << "PartitionName=" << name << " Nodes=ALL MaxTime=INFINITE State=UP\n";
+  if (!r.spec.partitions.empty()) o << "\n# Partitions of the cluster's users\n";
+  for (const auto& p : r.spec.partitions) {
+    std::map<std::string, std::string> options = p.options;
+    options.emplace("MaxTime", "INFINITE");
+    options.emplace("State", "UP");
+    o << partitionLine(p.name, existingNodes(p.nodes, r.nodes), options);
+  }
   return o.str();
+}
+
+std::string controllerRestartKey(const ClusterRecord& r) {
+  std::vector<std::string> names;
+  for (const auto& n : r.nodes) names.push_back(n.name);
+  std::string key = "nodes=" + compressHostlist(names);
+  for (const auto& [k, v] : r.spec.slurmConf)
+    if (slurmConfNeedsRestart(k)) key += ";" + k + "=" + v;
+  return key;
 }
 
 std::string renderGresConf(const ClusterRecord& r) {
@@ -263,11 +338,18 @@ StatusOr<RenderedCluster> renderCluster(const ClusterRecord& r) {
   out.files["etc/mysql/my.cnf"] = {renderMyCnf(r), 0644};
   out.files["etc/ssh/sshd_config"] = {renderSshdConfig(r), 0644};
   out.files["etc/ssh/authorized_keys/root"] = {renderAuthorizedKeys(r), 0644};
+  out.files[std::string(kCandidateDir) + "/README"] = {
+      "Candidate Slurm configuration of a change, tried by a throwaway slurmctld\n"
+      "before it reaches the live controller. Written by corral.\n",
+      0644};
 
   PodSpec controller = basePod(r, "controller", "controller", hostAddress(net, kControllerOffset));
   controller.mounts.push_back({"state/slurmctld", "/var/spool/slurmctld", false});
   controller.mounts.push_back({"db", "/var/lib/mysql", false});
   controller.mounts.push_back({"etc/mysql", "/etc/mysql", true});
+  // Where a change's slurm.conf is tried by a throwaway slurmctld before it
+  // reaches the live one (see src/slurm/config_check.h).
+  controller.mounts.push_back({kCandidateDir, kCandidateMountPoint, true});
   controller.setupDirs.insert(controller.setupDirs.end(), {"/run/mysqld", "/var/log/mysql"});
   controller.daemons.push_back({"mariadb",
                                 {"mariadbd", "--defaults-file=/etc/mysql/my.cnf"},
@@ -281,6 +363,7 @@ StatusOr<RenderedCluster> renderCluster(const ClusterRecord& r) {
   out.pods.push_back(std::move(controller));
 
   PodSpec login = basePod(r, "login", "login", hostAddress(net, kLoginOffset));
+  login.generation = r.spec.loginGeneration;
   login.mounts.push_back(sharedMount());
   login.mounts.push_back({"etc/ssh", "/etc/ssh", true});
   login.setupDirs.push_back("/run/sshd");

@@ -23,6 +23,10 @@ inline constexpr int kClusterPrefix = 24;
 // Where the cluster's own shared filesystem is mounted on the login node and
 // every worker.
 inline constexpr const char* kSharedPath = "/shared";
+// A change's Slurm configuration, before it is applied: written to this
+// directory of the cluster and seen by the controller pod at the mount point.
+inline constexpr const char* kCandidateDir = "candidate";
+inline constexpr const char* kCandidateMountPoint = "/etc/slurm-candidate";
 
 // Resources each worker advertises to Slurm. The pods share the host's cores,
 // so these are what the scheduler plans with, not what the host has
@@ -46,6 +50,12 @@ struct RenderedCluster {
 
 // Renders everything. `record.nodes` must come from `planNodes`.
 StatusOr<RenderedCluster> renderCluster(const ClusterRecord& record);
+
+// What decides whether a change must restart slurmctld (Slurm 22.05 learns
+// new or removed nodes and some parameters only at a restart; everything
+// else takes `scontrol reconfigure`): the node names and the values of
+// restart-only parameters. Equal keys mean a reconfigure suffices.
+std::string controllerRestartKey(const ClusterRecord& record);
 
 // The individual files, exposed for tests and `config diff`.
 std::string renderSlurmConf(const ClusterRecord& record);

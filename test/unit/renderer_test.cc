@@ -12,6 +12,8 @@ namespace corral {
 namespace {
 
 using ::testing::Contains;
+using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::ElementsAre;
 using ::testing::IsSupersetOf;
 
@@ -226,13 +228,56 @@ TEST(RenderClusterTest, IsDeterministic) {
     EXPECT_EQ(a->pods[i].name, b->pods[i].name);
     EXPECT_EQ(a->pods[i].address, b->pods[i].address);
   }
-  // Only a change to the record changes the output.
+  // A new revision with the same spec renders the same bytes (so it needs
+  // no reconfigure); a change to the spec changes them.
   ClusterRecord next = r;
   next.revision = 4;
   StatusOr<RenderedCluster> c = renderCluster(next);
   ASSERT_TRUE(c.isOk());
-  EXPECT_NE(c->files.at("etc/slurm/slurm.conf").content,
+  EXPECT_EQ(c->files, a->files);
+  next.spec.slurmConf["MinJobAge"] = "60";
+  StatusOr<RenderedCluster> d = renderCluster(next);
+  ASSERT_TRUE(d.isOk());
+  EXPECT_NE(d->files.at("etc/slurm/slurm.conf").content,
             a->files.at("etc/slurm/slurm.conf").content);
+}
+
+TEST(RenderSlurmConfTest, UserSettingsOverrideDefaultsOrAreAddedOnce) {
+  ClusterRecord r = makeRecord(2, 8, 0);
+  r.spec.slurmConf = {{"MinJobAge", "60"}, {"PriorityType", "priority/multifactor"}};
+  std::string conf = renderSlurmConf(r);
+  EXPECT_THAT(conf, HasSubstr("\nMinJobAge=60\n"));
+  EXPECT_THAT(conf, Not(HasSubstr("MinJobAge=300")));
+  EXPECT_THAT(conf, HasSubstr("# Set by the cluster's users (`corral config set`)\n"
+                              "PriorityType=priority/multifactor\n"));
+}
+
+TEST(RenderSlurmConfTest, UserPartitionsPlatformPartitionsAndTheDefault) {
+  ClusterRecord r = makeRecord(4, 8, 0);
+  r.platformPartitions = {"llm"};
+  r.spec.partitions = {{"short", "slinky-[0-1]", {{"MaxTime", "30"}, {"Default", "YES"}}},
+                       {"gone", "", {}}};
+  std::string conf = renderSlurmConf(r);
+  EXPECT_THAT(conf, HasSubstr("PartitionName=all Nodes=ALL MaxTime=INFINITE State=UP\n"));
+  EXPECT_THAT(conf, HasSubstr("PartitionName=llm Nodes=ALL MaxTime=INFINITE State=UP\n"));
+  EXPECT_THAT(conf, HasSubstr(
+                        "PartitionName=short Nodes=slinky-[0-1] Default=YES MaxTime=30 State=UP\n"));
+  // A partition whose nodes a scale-down removed has no Nodes= (slurmctld
+  // refuses an empty one).
+  EXPECT_THAT(conf, HasSubstr("PartitionName=gone MaxTime=INFINITE State=UP\n"));
+}
+
+TEST(ControllerRestartKeyTest, ChangesWithNodesAndRestartOnlyParameters) {
+  ClusterRecord r = makeRecord(2, 8, 0);
+  std::string key = controllerRestartKey(r);
+  ClusterRecord partition = r;
+  partition.spec.partitions = {{"p", "slinky-0", {}}};
+  partition.spec.slurmConf["MinJobAge"] = "60";
+  EXPECT_EQ(controllerRestartKey(partition), key);
+  ClusterRecord priority = r;
+  priority.spec.slurmConf["PriorityType"] = "priority/multifactor";
+  EXPECT_NE(controllerRestartKey(priority), key);
+  EXPECT_NE(controllerRestartKey(makeRecord(3, 8, 0)), key);
 }
 
 TEST(RenderClusterTest, WritesTheExpectedFilesWithTheirModes) {
