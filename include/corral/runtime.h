@@ -66,6 +66,9 @@ struct PodSpec {
   // starts, e.g. `/run/munge` inside an ephemeral `/run`.
   std::vector<std::string> setupDirs;
   std::vector<DaemonSpec> daemons;
+  // A counter the renderer sets (e.g. from `login restart`). A running pod
+  // whose generation differs from the desired one is recreated.
+  int generation = 0;
 };
 
 // A file that the renderer produced, with the permission bits it needs
@@ -88,6 +91,7 @@ struct PodStatus {
   bool running = false;  // Its supervisor is alive.
   bool ready = false;    // Every daemon reached readiness.
   std::string message;   // Why it is not ready, if known.
+  int generation = 0;    // The `PodSpec.generation` it was started with.
 };
 
 class Runtime {
@@ -119,10 +123,21 @@ class Runtime {
   // and erases its ephemeral directories. OK if it did not exist.
   virtual Status stopPod(const std::string& cluster, const std::string& pod) = 0;
 
+  // Restarts one daemon of a running pod at once (no back-off) and waits
+  // until its replacement is ready again, at most `timeout`. The pod's other
+  // daemons and processes are untouched.
+  virtual Status restartDaemon(const std::string& cluster, const std::string& pod,
+                               const std::string& daemon, std::chrono::milliseconds timeout) = 0;
+
   // Runs `argv` inside the pod's namespaces, as root.
   virtual StatusOr<ProcessResult> exec(const std::string& cluster, const std::string& pod,
                                        const std::vector<std::string>& argv,
                                        const ProcessOptions& options = {}) = 0;
+
+  // Stops every pod of the cluster and removes its network, but keeps its
+  // directory: configuration, the Slurm state and the accounting database
+  // (a Terminated cluster). OK if nothing was running.
+  virtual Status stopCluster(const ClusterNetwork& net) = 0;
 
   // Stops every pod of the cluster and removes its network and directory. OK
   // if nothing was there.

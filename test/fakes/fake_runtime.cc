@@ -10,7 +10,8 @@ namespace {
 const std::set<std::string>& methodNames() {
   static const std::set<std::string> names = {
       "prepareCluster", "writeFiles", "readFile", "startPod",       "podStatus",
-      "listPods",       "stopPod",    "exec",     "destroyCluster", "listClusters"};
+      "listPods",       "stopPod",    "exec",     "destroyCluster", "listClusters",
+      "restartDaemon",  "stopCluster"};
   return names;
 }
 
@@ -97,6 +98,7 @@ StatusOr<PodStatus> FakeRuntime::podStatus(const std::string& cluster, const std
   if (p == c->second.pods.end()) return st;
   st.exists = true;
   st.running = p->second.running;
+  st.generation = p->second.spec.generation;
   if (!st.running) {
     st.message = "pod is not running";
     return st;
@@ -158,6 +160,36 @@ StatusOr<ProcessResult> FakeRuntime::defaultExec(const std::string& cluster,
     if (p.spec.role == "worker" && p.running) result.out += name + "|idle|none\n";
   }
   return result;
+}
+
+Status FakeRuntime::restartDaemon(const std::string& cluster, const std::string& pod,
+                                  const std::string& daemon, std::chrono::milliseconds) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto fault = takeFault("restartDaemon")) return *fault;
+  auto c = clusters_.find(cluster);
+  bool running = false;
+  if (c != clusters_.end()) {
+    auto p = c->second.pods.find(pod);
+    running = p != c->second.pods.end() && p->second.running;
+  }
+  if (!running) return unavailable("pod " + pod + " of cluster " + quote(cluster) + " is not running");
+  restarts_.push_back(cluster + "/" + pod + "/" + daemon);
+  return Status::ok();
+}
+
+Status FakeRuntime::stopCluster(const ClusterNetwork& net) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto fault = takeFault("stopCluster")) return *fault;
+  auto c = clusters_.find(net.cluster);
+  if (c == clusters_.end()) return Status::ok();
+  c->second.pods.clear();
+  c->second.net.reset();
+  return Status::ok();
+}
+
+std::vector<std::string> FakeRuntime::restarts() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return restarts_;
 }
 
 Status FakeRuntime::destroyCluster(const ClusterNetwork& net) {

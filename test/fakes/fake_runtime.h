@@ -15,6 +15,8 @@
 //   `status` and change nothing (LevelDB's `FaultInjectionTestEnv`).
 // - `exec` answers through a handler; the default one answers `sinfo` with
 //   every running worker pod as an idle node, so that a create converges.
+// - `stopCluster` forgets the pods and the network but keeps the files, as
+//   a terminated cluster keeps its directory.
 //
 // `prepareCluster` writes a fake munge key and a login host key
 // (`kFakeHostKey`) as the real runtime generates them. Thread-safe; handlers
@@ -57,6 +59,9 @@ class FakeRuntime : public Runtime {
   StatusOr<ProcessResult> exec(const std::string& cluster, const std::string& pod,
                                const std::vector<std::string>& argv,
                                const ProcessOptions& options = {}) override;
+  Status restartDaemon(const std::string& cluster, const std::string& pod,
+                       const std::string& daemon, std::chrono::milliseconds timeout) override;
+  Status stopCluster(const ClusterNetwork& net) override;
   Status destroyCluster(const ClusterNetwork& net) override;
   StatusOr<std::vector<std::string>> listClusters() override;
 
@@ -104,6 +109,9 @@ class FakeRuntime : public Runtime {
   // calls that found nothing to remove.
   std::vector<std::string> destroyed() const;
 
+  // Every successful `restartDaemon`, as "cluster/pod/daemon", in call order.
+  std::vector<std::string> restarts() const;
+
   // How many times `method` was called, failed calls included.
   int calls(const std::string& method) const;
 
@@ -132,6 +140,7 @@ class FakeRuntime : public Runtime {
   std::map<std::string, Status> faults_;
   std::map<std::string, int> calls_;
   std::vector<std::string> destroyed_;
+  std::vector<std::string> restarts_;
   ExecHandler execHandler_;
 };
 

@@ -31,6 +31,11 @@ class MockRuntime : public Runtime {
               (const std::string& cluster, const std::string& pod,
                const std::vector<std::string>& argv, const ProcessOptions& options),
               (override));
+  MOCK_METHOD(Status, restartDaemon,
+              (const std::string& cluster, const std::string& pod, const std::string& daemon,
+               std::chrono::milliseconds timeout),
+              (override));
+  MOCK_METHOD(Status, stopCluster, (const ClusterNetwork& net), (override));
   MOCK_METHOD(Status, destroyCluster, (const ClusterNetwork& net), (override));
   MOCK_METHOD(StatusOr<std::vector<std::string>>, listClusters, (), (override));
 };

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <random>
 #include <thread>
@@ -68,6 +69,15 @@ std::string hex8(uint32_t v) {
   char buf[9];
   std::snprintf(buf, sizeof buf, "%08x", v);
   return buf;
+}
+
+// 02:63:a:b:c:d for a.b.c.d: locally administered, unique per address.
+std::string macFor(const std::string& address) {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  std::sscanf(address.c_str(), "%u.%u.%u.%u", &a, &b, &c, &d);
+  char mac[32];
+  std::snprintf(mac, sizeof mac, "02:63:%02x:%02x:%02x:%02x", a & 0xff, b & 0xff, c & 0xff, d & 0xff);
+  return mac;
 }
 
 StatusOr<std::string> networkKeyOf(const std::string& subnet) {
@@ -229,7 +239,11 @@ Status LocalRuntime::ensurePodNetwork(const PodSpec& spec, const std::string& id
   }
   if (!fs::exists("/sys/class/net/" + hostIf)) {
     ProcessOptions po;
-    po.input = "link add " + hostIf + " type veth peer name " + podIf + "\n" + "link set " +
+    // The pod's MAC address follows from its IP address, so a recreated pod
+    // (a login restart, a node reboot) keeps it and no neighbour's ARP cache
+    // points at a vanished interface for a minute.
+    po.input = "link add " + hostIf + " type veth peer name " + podIf + " address " +
+               macFor(spec.address) + "\n" + "link set " +
                podIf + " netns " + ns + "\n" + "link set " + hostIf + " master " +
                bridgeName(id) + " up\n";
     auto r = runChecked(runner_, {"ip", "-batch", "-"}, po);
@@ -302,6 +316,10 @@ StatusOr<PodStatus> LocalRuntime::podStatus(const std::string& cluster, const st
     st.message = "pod is not running";
     return st;
   }
+  if (auto spec = readWhole(dir + "/" + kPodSpecFile); spec.isOk()) {
+    auto j = nlohmann::json::parse(*spec, nullptr, false);
+    if (j.is_object()) st.generation = j.value("generation", 0);
+  }
   auto text = readWhole(dir + "/" + kPodStatusFile);
   if (!text.isOk()) {
     st.message = "starting";
@@ -367,7 +385,39 @@ StatusOr<ProcessResult> LocalRuntime::exec(const std::string& cluster, const std
   return runner_.run(cmd, po);
 }
 
-Status LocalRuntime::destroyCluster(const ClusterNetwork& net) {
+// The pid and readiness of one daemon, from the pod's status.json.
+std::pair<int, bool> LocalRuntime::daemonState(const std::string& cluster, const std::string& pod,
+                                               const std::string& daemon) const {
+  auto text = readWhole(podDir(cluster, pod) + "/" + kPodStatusFile);
+  if (!text.isOk()) return {0, false};
+  auto j = nlohmann::json::parse(*text, nullptr, false);
+  if (!j.is_object() || !j.contains("daemons") || !j["daemons"].is_array()) return {0, false};
+  for (const auto& d : j["daemons"])
+    if (d.is_object() && d.value("name", "") == daemon)
+      return {d.value("pid", 0), d.value("ready", false)};
+  return {0, false};
+}
+
+Status LocalRuntime::restartDaemon(const std::string& cluster, const std::string& pod,
+                                   const std::string& daemon, std::chrono::milliseconds timeout) {
+  int pid = podPid(cluster, pod);
+  if (pid <= 0) return unavailable("pod " + pod + " of cluster \"" + cluster + "\" is not running");
+  auto [oldPid, wasReady] = daemonState(cluster, pod, daemon);
+  (void)wasReady;
+  RETURN_IF_ERROR(writeAtomic(podDir(cluster, pod) + "/" + kPodRestartFile, daemon + "\n", 0600));
+  if (kill(pid, SIGUSR1) != 0) return unavailable("cannot signal pod " + pod);
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto [newPid, ready] = daemonState(cluster, pod, daemon);
+    if (newPid > 0 && newPid != oldPid && ready) return Status::ok();
+    if (podPid(cluster, pod) <= 0) return unavailable("pod " + pod + " stopped while restarting " + daemon);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return unavailable(daemon + " in pod " + pod + " was not ready again within " +
+                     std::to_string(timeout.count()) + " ms after a restart");
+}
+
+Status LocalRuntime::stopCluster(const ClusterNetwork& net) {
   auto pods = listPods(net.cluster);
   if (pods.isOk()) {
     // Stop pods concurrently: each waits for its daemons' grace period.
@@ -402,6 +452,12 @@ Status LocalRuntime::destroyCluster(const ClusterNetwork& net) {
       if (!r.isOk()) return r.status();
     }
   }
+  return Status::ok();
+}
+
+Status LocalRuntime::destroyCluster(const ClusterNetwork& net) {
+  RETURN_IF_ERROR(stopCluster(net));
+  std::error_code ec;
   fs::remove_all(clusterDir(net.cluster), ec);
   if (ec) return internalError("cannot remove " + clusterDir(net.cluster) + ": " + ec.message());
   return Status::ok();

@@ -43,6 +43,9 @@ class LocalRuntime : public Runtime {
   StatusOr<ProcessResult> exec(const std::string& cluster, const std::string& pod,
                                const std::vector<std::string>& argv,
                                const ProcessOptions& options) override;
+  Status restartDaemon(const std::string& cluster, const std::string& pod,
+                       const std::string& daemon, std::chrono::milliseconds timeout) override;
+  Status stopCluster(const ClusterNetwork& net) override;
   Status destroyCluster(const ClusterNetwork& net) override;
   StatusOr<std::vector<std::string>> listClusters() override;
 
@@ -56,6 +59,8 @@ class LocalRuntime : public Runtime {
   std::string podDir(const std::string& cluster, const std::string& pod) const;
   // The host PID of the pod's PID 1, or 0 when the pod is not running.
   int podPid(const std::string& cluster, const std::string& pod) const;
+  std::pair<int, bool> daemonState(const std::string& cluster, const std::string& pod,
+                                   const std::string& daemon) const;
   StatusOr<std::string> networkKey(const std::string& cluster) const;
   Status ensurePodNetwork(const PodSpec& spec, const std::string& key);
   Status removePodNetwork(const std::string& cluster, const std::string& pod,

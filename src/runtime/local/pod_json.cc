@@ -23,6 +23,7 @@ nlohmann::json launchSpecToJson(const LaunchSpec& s) {
           {"address", s.pod.address},
           {"prefixLength", s.pod.prefixLength},
           {"gpus", s.pod.gpus},
+          {"generation", s.pod.generation},
           {"mounts", mounts},
           {"ephemeralDirs", s.pod.ephemeralDirs},
           {"setupDirs", s.pod.setupDirs},
@@ -40,6 +41,7 @@ StatusOr<LaunchSpec> launchSpecFromJson(const nlohmann::json& j) {
     s.pod.address = j.at("address").get<std::string>();
     s.pod.prefixLength = j.at("prefixLength").get<int>();
     s.pod.gpus = j.at("gpus").get<int>();
+    s.pod.generation = j.value("generation", 0);
     for (const auto& m : j.at("mounts"))
       s.pod.mounts.push_back({m.at("source").get<std::string>(), m.at("target").get<std::string>(),
                               m.at("readOnly").get<bool>()});

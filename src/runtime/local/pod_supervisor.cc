@@ -23,6 +23,7 @@
 #include <sstream>
 #include <nlohmann/json.hpp>
 
+#include "common/files.h"
 #include "runtime/local/pod_json.h"
 
 namespace fs = std::filesystem;
@@ -176,6 +177,7 @@ struct Daemon {
   bool ready = false;
   int restarts = 0;
   int lastExit = 0;
+  bool restartRequested = false;  // Stopped on request: start again at once.
   SteadyTime startedAt{};
   SteadyTime restartAt{};
 };
@@ -264,9 +266,11 @@ class Supervisor {
       sigaddset(&set, SIGCHLD);
       sigaddset(&set, SIGTERM);
       sigaddset(&set, SIGINT);
+      sigaddset(&set, SIGUSR1);
       timespec ts{0, 20 * 1000 * 1000};  // 20 ms: readiness probes are cheap.
       int sig = sigtimedwait(&set, nullptr, &ts);
       if (sig == SIGTERM || sig == SIGINT) stopping_ = true;
+      if (sig == SIGUSR1) requestRestarts();
     }
     return shutdown();
   }
@@ -282,12 +286,37 @@ class Supervisor {
         d.pid = 0;
         d.ready = false;
         d.lastExit = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        if (d.restartRequested) {
+          d.restartRequested = false;
+          d.restartAt = now;
+          log("daemon " + d.spec.name + " stopped for a requested restart");
+          continue;
+        }
         d.restarts++;
         int backoffMs = 100 << std::min(d.restarts - 1, 5);
         d.restartAt = now + std::chrono::milliseconds(std::min(backoffMs, 3000));
         log("daemon " + d.spec.name + " exited with " + std::to_string(d.lastExit) +
             "; restarting in " + std::to_string(std::min(backoffMs, 3000)) + " ms");
         message_ = d.spec.name + " exited with status " + std::to_string(d.lastExit);
+      }
+    }
+  }
+
+  // SIGUSR1: stop the daemons named in the restart file; `reap` starts them
+  // again without back-off. SIGTERM lets them save state (slurmctld does).
+  void requestRestarts() {
+    std::string path = spec_.podDir + "/" + kPodRestartFile;
+    auto text = readFile(path);
+    unlink(path.c_str());
+    if (!text.isOk()) return;
+    std::istringstream lines(*text);
+    std::string name;
+    while (std::getline(lines, name)) {
+      for (auto& d : daemons_) {
+        if (d.spec.name != name || d.pid <= 0) continue;
+        log("restarting daemon " + name + " on request");
+        d.restartRequested = true;
+        kill(d.pid, SIGTERM);
       }
     }
   }

@@ -22,6 +22,8 @@ inline constexpr const char* kPodPidFile = "pid";
 inline constexpr const char* kPodStatusFile = "status.json";
 inline constexpr const char* kPodSpecFile = "spec.json";
 inline constexpr const char* kPodLogFile = "supervisor.log";
+// Names of daemons to restart now, one a line; read on SIGUSR1.
+inline constexpr const char* kPodRestartFile = "restart-request";
 
 // Host directory that backs the ephemeral pod directory `target`.
 std::string ephemeralSource(const std::string& podDir, const std::string& target);
