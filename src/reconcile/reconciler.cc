@@ -16,8 +16,6 @@
 namespace corral {
 namespace {
 
-using Deadline = std::chrono::steady_clock::time_point;
-
 bool tcpAnswers(const std::string& address, int port) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return false;
@@ -182,11 +180,13 @@ Status Reconciler::reconcile(const std::string& name) {
     case ClusterStatus::kCreating:
       return runCreate(std::move(r));
     case ClusterStatus::kRunning:
+      if (r.revision > r.appliedRevision) return runApply(std::move(r));
       return runHealth(r);
+    case ClusterStatus::kTerminating:
+      return runTerminate(r);
     case ClusterStatus::kDeleting:
       return runDelete(r);
     case ClusterStatus::kFailed:
-    case ClusterStatus::kTerminating:
     case ClusterStatus::kTerminated:
     case ClusterStatus::kDeleted:
       return Status::ok();
@@ -211,7 +211,8 @@ Status Reconciler::allocateSubnet(ClusterRecord& record) {
 }
 
 Status Reconciler::waitPodsReady(const std::string& cluster, const std::vector<std::string>& pods,
-                                 const std::string& phasePrefix, Deadline deadline) {
+                                 const std::string& phasePrefix, Deadline deadline,
+                                 const std::function<Status()>& stillWanted) {
   size_t lastReady = SIZE_MAX;
   while (true) {
     size_t ready = 0;
@@ -233,7 +234,7 @@ Status Reconciler::waitPodsReady(const std::string& cluster, const std::vector<s
       lastReady = ready;
     }
     if (clock_.now() > deadline) return unavailable("timed out waiting for " + notReady);
-    if (!stillStatus(cluster, ClusterStatus::kCreating)) return conflict("creation was cancelled");
+    RETURN_IF_ERROR(stillWanted());
     clock_.sleepFor(std::chrono::milliseconds(50));
   }
 }
@@ -388,14 +389,20 @@ Status Reconciler::runCreate(ClusterRecord record) {
     for (auto& t : starters) t.join();
     if (!firstError.isOk()) return fail(firstError, "starting " + failedPod);
   }
-  if (Status s = waitPodsReady(name, {"controller"}, "starting controller", deadline); !s.isOk())
+  auto creating = [&]() -> Status {
+    return stillStatus(name, ClusterStatus::kCreating) ? Status::ok()
+                                                       : conflict("creation was cancelled");
+  };
+  if (Status s = waitPodsReady(name, {"controller"}, "starting controller", deadline, creating);
+      !s.isOk())
     return fail(s, "starting the controller");
   auto workers = podNames(*rendered, "worker");
-  if (Status s = waitPodsReady(name, workers, "starting workers", deadline); !s.isOk())
+  if (Status s = waitPodsReady(name, workers, "starting workers", deadline, creating); !s.isOk())
     return fail(s, "starting workers");
   if (Status s = waitNodesIdle(record, deadline); !s.isOk()) return fail(s, "registering nodes");
   setPhase(name, "waiting for the login node");
-  if (Status s = waitPodsReady(name, {"login"}, "starting login node", deadline); !s.isOk())
+  if (Status s = waitPodsReady(name, {"login"}, "starting login node", deadline, creating);
+      !s.isOk())
     return fail(s, "starting the login node");
   std::function<bool(const std::string&, int)> probe =
       options_.loginProbe ? options_.loginProbe : tcpAnswers;
@@ -412,9 +419,11 @@ Status Reconciler::runCreate(ClusterRecord record) {
     c.phase.clear();
     c.reason.clear();
     c.appliedRevision = c.revision;
+    c.controllerConfigKey = controllerRestartKey(record);
   });
   if (!done.isOk()) return done.status();
   if (done->status == ClusterStatus::kRunning) {
+    (void)store_.setRevisionState(name, done->appliedRevision, RevisionState::kApplied, "");
     event(name, "Normal", "Running",
           "cluster is running with " + std::to_string(record.nodes.size()) +
               " nodes; login: ssh root@" + record.loginAddress);
@@ -429,6 +438,7 @@ Status Reconciler::runHealth(const ClusterRecord& record) {
   // reconciler owns the pod set as the renderer describes it.
   auto rendered = renderCluster(record);
   if (!rendered.isOk()) return rendered.status();
+  RETURN_IF_ERROR(correctDrift(record, *rendered));
   for (const auto& pod : rendered->pods) {
     ASSIGN_OR_RETURN(PodStatus st, runtime_.podStatus(record.spec.name, pod.name));
     if (st.running) continue;

@@ -21,6 +21,7 @@
 #include "corral/runtime.h"
 #include "corral/spec.h"
 #include "corral/store.h"
+#include "slurm/renderer.h"
 
 namespace corral {
 
@@ -31,6 +32,9 @@ struct ReconcilerOptions {
   std::chrono::milliseconds resyncPeriod{5000};
   // How long a cluster may stay Creating before it is marked Failed.
   std::chrono::seconds createTimeout{180};
+  // How long applying a change may take once its nodes are drained, before
+  // it is rolled back.
+  std::chrono::seconds applyTimeout{90};
   // Whether something accepts TCP connections on `address:port`; asked for
   // the login node's sshd before a cluster is declared Running. Null means a
   // real connect(); unit tests set it so that they need no network.
@@ -64,17 +68,45 @@ class Reconciler {
   // crash between removing the record and the pods, or by hand).
   Status collectOrphans();
 
+  // Jobs that squeue lists with `filter` (e.g. {"-w", "slinky-[4-5]"}), as
+  // "id user name" lines. For the API's warnings before a change.
+  StatusOr<std::vector<std::string>> jobsOn(const std::string& cluster,
+                                            const std::vector<std::string>& filter);
+
   // The latest Slurm view of a cluster's nodes, by node name.
   std::map<std::string, NodeObservation> observedNodes(const std::string& cluster);
 
  private:
+  using Deadline = std::chrono::steady_clock::time_point;
+
   Status runCreate(ClusterRecord record);
   Status runDelete(const ClusterRecord& record);
   Status runHealth(const ClusterRecord& record);
+  // src/reconcile/apply.cc: drive a Running cluster to its newest revision.
+  Status runApply(ClusterRecord record);
+  Status failApply(const ClusterRecord& record, const Status& why, bool touchedLive);
+  Status tryConfiguration(const ClusterRecord& desired, const RenderedFiles& files);
+  Status drainRemovedNodes(const ClusterRecord& record, const std::vector<std::string>& removed,
+                           const std::function<Status()>& stillWanted);
+  Status syncPods(const ClusterRecord& desired, const RenderedCluster& rendered,
+                  const std::vector<std::string>& removed, std::vector<std::string>* started);
+  Status syncController(const ClusterRecord& record, const ClusterRecord& desired);
+  Status waitNodesServing(const ClusterRecord& desired, Deadline deadline,
+                          const std::function<Status()>& stillWanted);
+  Status runTerminate(const ClusterRecord& record);
+  // Rewrites rendered files that differ from the render (a hand edit).
+  Status correctDrift(const ClusterRecord& record, const RenderedCluster& rendered);
+  // Runs a Slurm command in the controller pod; non-zero exit is an error.
+  StatusOr<std::string> slurmCommand(const std::string& cluster,
+                                     const std::vector<std::string>& argv,
+                                     std::chrono::seconds timeout = std::chrono::seconds(15));
   Status allocateSubnet(ClusterRecord& record);
+  // Waits until every pod in `pods` is ready. `stillWanted` is asked between
+  // polls; its error (say, the change was superseded) ends the wait.
   Status waitPodsReady(const std::string& cluster, const std::vector<std::string>& pods,
-                       const std::string& phasePrefix, std::chrono::steady_clock::time_point deadline);
-  Status waitNodesIdle(const ClusterRecord& record, std::chrono::steady_clock::time_point deadline);
+                       const std::string& phasePrefix, Deadline deadline,
+                       const std::function<Status()>& stillWanted);
+  Status waitNodesIdle(const ClusterRecord& record, Deadline deadline);
   Status refreshNodes(const std::string& cluster);
   // Re-reads the record, applies `fn`, writes it back; retries on Conflict.
   StatusOr<ClusterRecord> mutate(const std::string& name,

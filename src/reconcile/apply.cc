@@ -1,0 +1,442 @@
+// Applying a change to a Running cluster: the reconciler's path from the
+// applied revision to the newest one, and back when that fails.
+//
+// A pass is idempotent and decides everything from the store and from what
+// Slurm reports, never from where an earlier pass stopped: corrald killed in
+// the middle of a change re-runs the pass for the same revision and
+// converges to it, or rolls back to the applied one. The steps:
+//   1. plan the target's nodes and render it;
+//   2. try its slurm.conf in a throwaway slurmctld (src/slurm/config_check.h)
+//      — a refusal here has touched nothing live;
+//   3. drain nodes that go and wait for their jobs (or cancel them: --force);
+//   4. write the files; start new pods, recreate pods whose generation moved,
+//      stop pods of removed nodes;
+//   5. restart slurmctld only when Slurm needs it (node set or a restart-only
+//      parameter changed), then `scontrol reconfigure`;
+//   6. wait until Slurm serves exactly the target's nodes;
+//   7. record the revision as applied.
+// A failure after step 2 records the revision as Failed and stores a new
+// revision equal to the last applied spec, which the next pass applies the
+// same way: a rollback is a change like any other.
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "common/ipv4.h"
+#include "common/log.h"
+#include "reconcile/reconciler.h"
+#include "slurm/config_check.h"
+#include "slurm/hostlist.h"
+#include "slurm/parsers.h"
+
+namespace corral {
+namespace {
+
+// Drain reasons corral sets start with this; corral resumes only nodes whose
+// reason does (an administrator's drain is never undone).
+constexpr const char* kRemovalReason = "corral: removed by scaling down";
+
+// The author of revisions corral makes itself (rollbacks).
+constexpr const char* kCorralAuthor = "corral";
+
+std::string seconds(std::chrono::steady_clock::duration d) {
+  std::ostringstream o;
+  o.precision(2);
+  o << std::fixed << std::chrono::duration<double>(d).count() << " s";
+  return o.str();
+}
+
+bool isRollback(const ClusterRecord& r) { return r.changeAuthor == kCorralAuthor; }
+
+// A state sinfo prints for a node whose slurmd answers.
+bool serving(const std::string& state) {
+  if (state.empty() || state.back() == '*' || state.back() == '~' || state.back() == '#') return false;
+  return state.rfind("down", 0) != 0 && state.rfind("unk", 0) != 0 &&
+         state.rfind("not_responding", 0) != 0 && state.rfind("future", 0) != 0;
+}
+
+}  // namespace
+
+StatusOr<std::string> Reconciler::slurmCommand(const std::string& cluster,
+                                               const std::vector<std::string>& argv,
+                                               std::chrono::seconds timeout) {
+  ProcessOptions po;
+  po.timeout = timeout;
+  ASSIGN_OR_RETURN(ProcessResult res, runtime_.exec(cluster, "controller", argv, po));
+  if (res.exitCode != 0) {
+    std::string err = res.err.empty() ? res.out : res.err;
+    while (!err.empty() && err.back() == '\n') err.pop_back();
+    return unavailable(argv[0] + " failed: " + err);
+  }
+  return res.out;
+}
+
+StatusOr<std::vector<std::string>> Reconciler::jobsOn(const std::string& cluster,
+                                                      const std::vector<std::string>& filter) {
+  std::vector<std::string> argv = {"squeue", "-h", "-o", "%i %u %j"};
+  argv.insert(argv.end(), filter.begin(), filter.end());
+  ASSIGN_OR_RETURN(std::string out, slurmCommand(cluster, argv, std::chrono::seconds(5)));
+  std::vector<std::string> jobs;
+  std::istringstream lines(out);
+  std::string line;
+  while (std::getline(lines, line))
+    if (!line.empty()) jobs.push_back(line);
+  return jobs;
+}
+
+Status Reconciler::runApply(ClusterRecord record) {
+  const std::string name = record.spec.name;
+  const int64_t target = record.revision;
+  const auto started = clock_.now();
+  auto stillWanted = [&]() -> Status {
+    ASSIGN_OR_RETURN(ClusterRecord now, store_.getCluster(name));
+    if (now.status != ClusterStatus::kRunning || now.revision != target)
+      return conflict("revision " + std::to_string(target) + " was superseded");
+    return Status::ok();
+  };
+  auto superseded = [&](const Status& s) {
+    if (s.code() != Code::kConflict || stillWanted().isOk()) return false;
+    enqueue(name);
+    return true;
+  };
+  const std::string what = record.changeMessage.empty() ? "" : " (" + record.changeMessage + ")";
+  setPhase(name, "applying revision " + std::to_string(target) + what);
+
+  // 1. Plan and render the target.
+  auto planned = planNodes(record.spec, record.subnet, record.nodes);
+  if (!planned.isOk()) return failApply(record, planned.status(), false);
+  for (auto& n : *planned) {
+    if (!n.physicalId.empty()) continue;
+    auto seq = store_.nextSequence("node");
+    if (!seq.isOk()) return seq.status();
+    n.physicalId = options_.physicalIdPrefix + "_node_" + std::to_string(*seq);
+  }
+  ClusterRecord desired = record;
+  desired.nodes = *planned;
+  auto rendered = renderCluster(desired);
+  if (!rendered.isOk()) return failApply(record, rendered.status(), false);
+  std::set<std::string> targetNames;
+  for (const auto& n : desired.nodes) targetNames.insert(n.name);
+  std::vector<std::string> removed;
+  for (const auto& n : record.nodes)
+    if (!targetNames.count(n.name)) removed.push_back(n.name);
+
+  // 2. Try the configuration before anything live changes.
+  if (Status s = tryConfiguration(desired, rendered->files); !s.isOk()) {
+    if (superseded(s)) return Status::ok();
+    return failApply(record, s, false);
+  }
+
+  // 3. Nodes that go are drained first; their jobs finish (or are cancelled).
+  if (Status s = drainRemovedNodes(record, removed, stillWanted); !s.isOk()) {
+    if (superseded(s)) return Status::ok();
+    return failApply(record, s, true);
+  }
+
+  // 4–6. Files, pods, controller, and Slurm's view of the nodes.
+  Deadline deadline = clock_.now() + options_.applyTimeout;
+  std::vector<std::string> startedPods;
+  Status s = runtime_.writeFiles(name, rendered->files);
+  if (s.isOk()) s = syncPods(desired, *rendered, removed, &startedPods);
+  if (s.isOk()) s = waitPodsReady(name, startedPods, "starting pods", deadline, stillWanted);
+  if (s.isOk()) s = syncController(record, desired);
+  if (s.isOk()) s = waitNodesServing(desired, deadline, stillWanted);
+  if (!s.isOk()) {
+    if (superseded(s)) return Status::ok();
+    return failApply(record, s, true);
+  }
+
+  // 7. Done.
+  auto done = mutate(name, [&](ClusterRecord& c) {
+    if (c.revision != target) return;
+    c.nodes = desired.nodes;
+    c.appliedRevision = target;
+    c.phase.clear();
+    if (!isRollback(c)) c.reason.clear();
+    c.changeForce = false;
+  });
+  if (!done.isOk()) return done.status();
+  if (done->appliedRevision != target) {
+    enqueue(name);
+    return Status::ok();
+  }
+  (void)store_.setRevisionState(name, target, RevisionState::kApplied, "");
+  event(name, "Normal", isRollback(record) ? "RolledBack" : "Applied",
+        "revision " + std::to_string(target) + what + " applied in " +
+            seconds(clock_.now() - started));
+  return Status::ok();
+}
+
+Status Reconciler::tryConfiguration(const ClusterRecord& desired, const RenderedFiles& files) {
+  const std::string& name = desired.spec.name;
+  auto live = runtime_.readFile(name, "etc/slurm/slurm.conf");
+  auto next = files.find("etc/slurm/slurm.conf");
+  if (next == files.end()) return internalError("the render has no slurm.conf");
+  if (live.isOk() && *live == next->second.content) return Status::ok();
+  setPhase(name, "trying the new Slurm configuration");
+  RenderedFiles candidate;
+  for (const auto& [path, file] : files) {
+    const std::string prefix = "etc/slurm/";
+    if (path.rfind(prefix, 0) == 0 && path.find('/', prefix.size()) == std::string::npos &&
+        path != "etc/slurm/slurmdbd.conf")
+      candidate[std::string(kCandidateDir) + "/" + path.substr(prefix.size())] = file;
+  }
+  RETURN_IF_ERROR(runtime_.writeFiles(name, candidate));
+  ASSIGN_OR_RETURN(Cidr net, parseCidr(desired.subnet));
+  ProcessOptions po;
+  po.timeout = std::chrono::seconds(20);
+  ASSIGN_OR_RETURN(ProcessResult res,
+                   runtime_.exec(name, "controller",
+                                 configCheckCommand(kCandidateMountPoint,
+                                                    hostAddress(net, kControllerOffset)),
+                                 po));
+  return configCheckResult(res);
+}
+
+Status Reconciler::drainRemovedNodes(const ClusterRecord& record,
+                                     const std::vector<std::string>& removed,
+                                     const std::function<Status()>& stillWanted) {
+  if (removed.empty()) return Status::ok();
+  const std::string& name = record.spec.name;
+  std::string hostlist = compressHostlist(removed);
+  // A pass that restarted slurmctld before corrald died may find the nodes
+  // already gone from Slurm: then there is nothing to drain.
+  auto known = slurmCommand(name, {"sinfo", "-h", "-N", "-n", hostlist, "-o", "%N"});
+  if (!known.isOk() || known->empty()) return Status::ok();
+  setPhase(name, "draining " + hostlist);
+  RETURN_IF_ERROR(slurmCommand(name, {"scontrol", "update", "nodename=" + hostlist, "state=drain",
+                                      std::string("reason=") + kRemovalReason})
+                      .status());
+  bool cancelled = false;
+  std::string lastJobs;
+  while (true) {
+    auto jobs = slurmCommand(name, {"squeue", "-h", "-w", hostlist, "-o", "%i %u %j"});
+    if (!jobs.isOk()) return jobs.status();
+    if (jobs->empty()) return Status::ok();
+    std::string list = *jobs;
+    while (!list.empty() && list.back() == '\n') list.pop_back();
+    std::replace(list.begin(), list.end(), '\n', ',');
+    if (record.changeForce && !cancelled) {
+      event(name, "Warning", "JobsCancelled",
+            "scale --force: cancelling jobs on " + hostlist + ": " + list);
+      RETURN_IF_ERROR(
+          slurmCommand(name, {"scancel", "--nodelist=" + hostlist}).status());
+      cancelled = true;
+    } else if (list != lastJobs) {
+      setPhase(name, "draining " + hostlist + ": waiting for jobs to finish (" + list +
+                         "); scale with --force to cancel them");
+      lastJobs = list;
+    }
+    RETURN_IF_ERROR(stillWanted());
+    clock_.sleepFor(std::chrono::milliseconds(500));
+  }
+}
+
+Status Reconciler::syncPods(const ClusterRecord& desired, const RenderedCluster& rendered,
+                            const std::vector<std::string>& removed,
+                            std::vector<std::string>* started) {
+  const std::string& name = desired.spec.name;
+  // Pods that are missing, dead, or of another generation start (again).
+  std::vector<const PodSpec*> toStart;
+  for (const auto& pod : rendered.pods) {
+    ASSIGN_OR_RETURN(PodStatus st, runtime_.podStatus(name, pod.name));
+    if (st.running && st.generation == pod.generation) continue;
+    if (st.running) {
+      event(name, "Normal", "PodRecreated",
+            "recreating pod " + pod.name + " (generation " + std::to_string(st.generation) +
+                " -> " + std::to_string(pod.generation) + ")");
+      RETURN_IF_ERROR(runtime_.stopPod(name, pod.name));
+    }
+    toStart.push_back(&pod);
+  }
+  if (!toStart.empty()) setPhase(name, "starting " + std::to_string(toStart.size()) + " pods");
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  Status first;
+  auto work = [&] {
+    for (size_t i = next++; i < toStart.size(); i = next++) {
+      Status s = runtime_.startPod(*toStart[i]);
+      std::lock_guard<std::mutex> l(mu);
+      if (!s.isOk() && first.isOk()) first = s.withContext("starting pod " + toStart[i]->name);
+      if (s.isOk()) started->push_back(toStart[i]->name);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < std::min<size_t>(4, toStart.size()); ++t) threads.emplace_back(work);
+  for (auto& t : threads) t.join();
+  RETURN_IF_ERROR(first);
+  // Pods of removed nodes go, and so does any pod the target does not have
+  // (left by a change that failed half-way, say).
+  std::set<std::string> keep;
+  for (const auto& pod : rendered.pods) keep.insert(pod.name);
+  std::set<std::string> stop(removed.begin(), removed.end());
+  ASSIGN_OR_RETURN(std::vector<std::string> present, runtime_.listPods(name));
+  for (const auto& pod : present)
+    if (!keep.count(pod)) stop.insert(pod);
+  for (const auto& pod : stop) RETURN_IF_ERROR(runtime_.stopPod(name, pod));
+  return Status::ok();
+}
+
+Status Reconciler::syncController(const ClusterRecord& record, const ClusterRecord& desired) {
+  const std::string& name = desired.spec.name;
+  std::string key = controllerRestartKey(desired);
+  if (key != record.controllerConfigKey) {
+    // Slurm 22.05 learns a changed node set (and a few parameters) only when
+    // slurmctld starts. Its state (queue, running jobs) is saved on SIGTERM
+    // and read back; jobs keep running on their nodes meanwhile.
+    setPhase(name, "restarting slurmctld (the node set or a restart-only parameter changed)");
+    RETURN_IF_ERROR(
+        runtime_.restartDaemon(name, "controller", "slurmctld", std::chrono::seconds(60)));
+    auto saved = mutate(name, [&](ClusterRecord& c) { c.controllerConfigKey = key; });
+    if (!saved.isOk()) return saved.status();
+  }
+  // Every apply ends with a reconfigure: slurmctld re-reads slurm.conf and
+  // tells every slurmd to, and slurmds re-register at once after a restart.
+  setPhase(name, "reconfiguring Slurm");
+  Status last;
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    auto r = slurmCommand(name, {"scontrol", "reconfigure"});
+    if (r.isOk()) return Status::ok();
+    last = r.status();
+    clock_.sleepFor(std::chrono::milliseconds(250));
+  }
+  return last;
+}
+
+Status Reconciler::waitNodesServing(const ClusterRecord& desired, Deadline deadline,
+                                    const std::function<Status()>& stillWanted) {
+  const std::string& name = desired.spec.name;
+  std::set<std::string> want;
+  for (const auto& n : desired.nodes) want.insert(n.name);
+  setPhase(name, "waiting for Slurm to serve " + std::to_string(want.size()) + " nodes");
+  std::string problem;
+  while (true) {
+    Status s = refreshNodes(name);
+    if (s.isOk()) {
+      auto obs = observedNodes(name);
+      problem.clear();
+      std::vector<std::string> toResume;
+      for (const auto& [node, o] : obs) {
+        if (!want.count(node)) {
+          problem = "Slurm still has node " + node;
+          break;
+        }
+        // Nodes corral drained for a removal that was then undone (a
+        // rollback, or a scale back up) return to service.
+        if (o.reason.rfind(kRemovalReason, 0) == 0) toResume.push_back(node);
+      }
+      for (const auto& node : want) {
+        auto it = obs.find(node);
+        if (problem.empty() && (it == obs.end() || !serving(it->second.state)))
+          problem = node + " is " + (it == obs.end() ? "not known to Slurm" : it->second.state);
+      }
+      if (!toResume.empty()) {
+        (void)slurmCommand(name, {"scontrol", "update", "nodename=" + compressHostlist(toResume),
+                                  "state=resume"});
+        problem = "resuming " + compressHostlist(toResume);
+      }
+      if (problem.empty()) return Status::ok();
+    } else {
+      problem = s.message();
+    }
+    if (clock_.now() > deadline) return unavailable("Slurm did not converge: " + problem);
+    RETURN_IF_ERROR(stillWanted());
+    clock_.sleepFor(std::chrono::milliseconds(100));
+  }
+}
+
+Status Reconciler::failApply(const ClusterRecord& record, const Status& why, bool touchedLive) {
+  const std::string& name = record.spec.name;
+  const int64_t failed = record.revision;
+  const std::string error = why.message();
+  LOG_WARN("cluster " << name << ": revision " << failed << " failed: " << error);
+  if (isRollback(record)) {
+    // Never roll back a rollback: keep retrying it on later passes.
+    event(name, "Warning", "RollbackRetrying",
+          "rolling back to revision " + std::to_string(record.appliedRevision) +
+              " did not complete: " + error + "; retrying");
+    (void)mutate(name, [&](ClusterRecord& c) { c.phase = "rollback did not complete; retrying"; });
+    return why;
+  }
+  ASSIGN_OR_RETURN(std::vector<Revision> history, store_.listRevisions(name));
+  const Revision* applied = nullptr;
+  for (const auto& r : history)
+    if (r.number == record.appliedRevision) applied = &r;
+  if (applied == nullptr)
+    return internalError("cluster " + name + " has no record of its applied revision " +
+                         std::to_string(record.appliedRevision));
+  RETURN_IF_ERROR(store_.setRevisionState(name, failed, RevisionState::kFailed, error));
+  std::string what = record.changeMessage.empty() ? "" : " (" + record.changeMessage + ")";
+  event(name, "Warning", "ChangeFailed",
+        "revision " + std::to_string(failed) + what + " failed: " + error +
+            (touchedLive ? "; rolling back to revision " : "; nothing was changed; restoring revision ") +
+            std::to_string(applied->number));
+  ClusterSpec restore = applied->spec;
+  auto r = mutate(name, [&](ClusterRecord& c) {
+    if (c.revision != failed) return;  // A newer change replaced it anyway.
+    c.spec = restore;
+    c.revision = failed + 1;
+    c.changeAuthor = kCorralAuthor;
+    c.changeMessage = "roll back to revision " + std::to_string(applied->number) +
+                      " after revision " + std::to_string(failed) + " failed";
+    c.changeForce = false;
+    c.reason = "revision " + std::to_string(failed) + what + " failed and was rolled back: " + error;
+    c.phase = "rolling back";
+    // What slurmctld runs with is uncertain after a failure that reached
+    // it: the rollback restarts it to be sure.
+    if (touchedLive) c.controllerConfigKey.clear();
+  });
+  if (!r.isOk()) return r.status();
+  enqueue(name);
+  return Status::ok();
+}
+
+Status Reconciler::correctDrift(const ClusterRecord& record, const RenderedCluster& rendered) {
+  const std::string& name = record.spec.name;
+  RenderedFiles drifted;
+  std::string which;
+  for (const auto& [path, file] : rendered.files) {
+    auto onDisk = runtime_.readFile(name, path);
+    if (onDisk.isOk() && *onDisk == file.content) continue;
+    drifted[path] = file;
+    which += (which.empty() ? "" : ", ") + path;
+  }
+  if (drifted.empty()) return Status::ok();
+  RETURN_IF_ERROR(runtime_.writeFiles(name, drifted));
+  event(name, "Warning", "DriftCorrected",
+        "restored files that differed from revision " + std::to_string(record.appliedRevision) +
+            " (edited by hand?): " + which);
+  bool slurmFiles = std::any_of(drifted.begin(), drifted.end(), [](const auto& f) {
+    return f.first.rfind("etc/slurm/", 0) == 0;
+  });
+  if (slurmFiles) return slurmCommand(name, {"scontrol", "reconfigure"}).status();
+  return Status::ok();
+}
+
+Status Reconciler::runTerminate(const ClusterRecord& record) {
+  const std::string& name = record.spec.name;
+  setPhase(name, "stopping pods; keeping configuration, state and accounting data");
+  ClusterNetwork net{name, record.id, record.subnet};
+  if (Status s = runtime_.stopCluster(net); !s.isOk()) {
+    event(name, "Warning", "TerminateFailed", s.message());
+    return s;
+  }
+  {
+    std::lock_guard<std::mutex> l(observedMu_);
+    observed_.erase(name);
+  }
+  auto r = mutate(name, [&](ClusterRecord& c) {
+    if (c.status != ClusterStatus::kTerminating) return;
+    c.status = ClusterStatus::kTerminated;
+    c.phase.clear();
+  });
+  if (!r.isOk()) return r.status();
+  event(name, "Normal", "Terminated",
+        "every pod is stopped; the record, /shared, the Slurm state and the accounting "
+        "database are kept (clone it to run it again)");
+  return Status::ok();
+}
+
+}  // namespace corral
