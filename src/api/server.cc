@@ -4,56 +4,62 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/http_util.h"
+#include "common/actions.h"
 #include "common/log.h"
 #include "common/spec_json.h"
 #include "common/validation.h"
+#include "slurm/settings.h"
 
 namespace corral {
-namespace {
-
 using nlohmann::json;
 
-constexpr size_t kMaxBody = 1 << 20;
-
-void sendJson(httplib::Response& res, int status, const json& body) {
-  res.status = status;
-  res.set_content(body.dump(2) + "\n", "application/json");
-}
-
-void sendError(httplib::Response& res, const Status& s) {
-  sendJson(res, httpStatus(s.code()),
-           {{"error", {{"code", codeName(s.code())}, {"message", s.message()}}}});
-}
-
-json clusterView(const ClusterRecord& r, const std::map<std::string, NodeObservation>& observed) {
-  json nodes = json::array();
-  for (const auto& n : r.nodes) {
-    json v = nodeToJson(n);
-    v["gpus"] = n.group == kGpuGroup ? r.spec.gpusPerNode : 0;
-    auto it = observed.find(n.name);
-    v["state"] = it == observed.end() ? "" : it->second.state;
-    v["reason"] = it == observed.end() ? "" : it->second.reason;
-    nodes.push_back(v);
-  }
-  return {{"name", r.spec.name},
-          {"status", statusName(r.status)},
-          {"phase", r.phase},
-          {"reason", r.reason},
-          {"revision", r.revision},
-          {"appliedRevision", r.appliedRevision},
-          {"spec", specToJson(r.spec)},
-          {"subnet", r.subnet},
-          {"login", {{"address", r.loginAddress}, {"port", 22}, {"hostKey", r.loginHostKey}}},
-          {"nodes", nodes},
-          {"createdAt", r.createdAt},
-          {"updatedAt", r.updatedAt}};
-}
-
-}  // namespace
-
-ApiServer::ApiServer(Store& store, Reconciler& reconciler, Clock& clock)
-    : store_(store), reconciler_(reconciler), clock_(clock), http_(new httplib::Server) {
+ApiServer::ApiServer(Store& store, Reconciler& reconciler, Clock& clock, ApiOptions options)
+    : store_(store),
+      reconciler_(reconciler),
+      clock_(clock),
+      options_(std::move(options)),
+      http_(new httplib::Server) {
   routes();
+  changeRoutes();
+}
+
+StatusOr<ClusterRecord> ApiServer::createCluster(ClusterSpec spec, const std::string& why) {
+  spec.loginGeneration = 0;
+  RETURN_IF_ERROR(validateClusterSpec(spec));
+  RETURN_IF_ERROR(normalizeSlurmSettings(spec, options_.platformPartitions));
+  ClusterRecord r;
+  r.spec = spec;
+  r.status = ClusterStatus::kCreating;
+  r.phase = "queued";
+  r.revision = 1;
+  r.platformPartitions = options_.platformPartitions;
+  r.changeAuthor = "api";
+  r.changeMessage = why;
+  r.createdAt = r.updatedAt = clock_.unixMillis() / 1000;
+  auto created = store_.createCluster(r);
+  if (!created.isOk()) {
+    if (created.status().code() == Code::kConflict)
+      return conflict("a cluster named \"" + r.spec.name +
+                      "\" already exists; choose another name or delete it first");
+    return created.status();
+  }
+  (void)store_.appendEvent({0, r.spec.name, clock_.unixMillis(), "Normal", "CreateRequested",
+                            why + ": " + std::to_string(r.spec.gpuNodes) + " GPU nodes x " +
+                                std::to_string(r.spec.gpusPerNode) + " GPUs, " +
+                                std::to_string(r.spec.cpuNodes) + " CPU nodes"});
+  reconciler_.enqueue(r.spec.name);
+  return created;
+}
+
+// Names that are not valid cluster names cannot exist: NotFound without
+// touching the store (this also stops path tricks like "..").
+StatusOr<ClusterRecord> ApiServer::findCluster(const std::string& name) {
+  if (!validateClusterName(name).isOk()) return notFound("no cluster named \"" + name + "\"");
+  auto r = store_.getCluster(name);
+  if (!r.isOk() && r.status().code() == Code::kNotFound)
+    return notFound("no cluster named \"" + name + "\"");
+  return r;
 }
 
 ApiServer::~ApiServer() { stop(); }
@@ -78,7 +84,7 @@ void ApiServer::stop() {
 }
 
 void ApiServer::routes() {
-  http_->set_payload_max_length(kMaxBody);
+  http_->set_payload_max_length(kMaxRequestBody);
   http_->set_exception_handler([](const httplib::Request&, httplib::Response& res,
                                   std::exception_ptr) {
     sendError(res, internalError("the server hit an unexpected error; see corrald's log"));
@@ -111,49 +117,18 @@ void ApiServer::routes() {
   });
 
   http_->Post("/api/v1/clusters", [this](const httplib::Request& req, httplib::Response& res) {
-    json body = json::parse(req.body, nullptr, false);
-    if (body.is_discarded() || !body.is_object())
-      return sendError(res, invalidArgument("request body must be a JSON object"));
-    auto spec = specFromJson(body, /*strict=*/true);
+    auto body = jsonBody(req);
+    if (!body.isOk()) return sendError(res, body.status());
+    auto spec = specFromJson(*body, /*strict=*/true);
     if (!spec.isOk()) return sendError(res, spec.status());
-    if (Status s = validateClusterSpec(*spec); !s.isOk()) return sendError(res, s);
-    ClusterRecord r;
-    r.spec = *spec;
-    r.status = ClusterStatus::kCreating;
-    r.phase = "queued";
-    r.revision = 1;
-    r.createdAt = r.updatedAt = clock_.unixMillis() / 1000;
-    auto created = store_.createCluster(r);
-    if (!created.isOk()) {
-      if (created.status().code() == Code::kConflict)
-        return sendError(res, conflict("a cluster named \"" + r.spec.name +
-                                       "\" already exists; choose another name or delete it first"));
-      return sendError(res, created.status());
-    }
-    Event e{0, r.spec.name, clock_.unixMillis(), "Normal", "CreateRequested",
-            "create requested: " + std::to_string(r.spec.gpuNodes) + " GPU nodes x " +
-                std::to_string(r.spec.gpusPerNode) + " GPUs, " + std::to_string(r.spec.cpuNodes) +
-                " CPU nodes"};
-    (void)store_.appendEvent(e);
-    reconciler_.enqueue(r.spec.name);
+    auto created = createCluster(*spec, "create requested");
+    if (!created.isOk()) return sendError(res, created.status());
     sendJson(res, 201, clusterView(*created, {}));
   });
 
-  // Names that are not valid cluster names cannot exist: answer 404 without
-  // touching the store (this also stops path tricks like "..").
   auto lookup = [this](const std::string& name, httplib::Response& res) -> StatusOr<ClusterRecord> {
-    if (!validateClusterName(name).isOk()) {
-      Status s = notFound("no cluster named \"" + name + "\"");
-      sendError(res, s);
-      return s;
-    }
-    auto r = store_.getCluster(name);
-    if (!r.isOk()) {
-      Status s = r.status().code() == Code::kNotFound ? notFound("no cluster named \"" + name + "\"")
-                                                      : r.status();
-      sendError(res, s);
-      return s;
-    }
+    auto r = findCluster(name);
+    if (!r.isOk()) sendError(res, r.status());
     return r;
   };
 
@@ -169,6 +144,10 @@ void ApiServer::routes() {
     auto r = lookup(req.matches[1], res);
     if (!r.isOk()) return;
     ClusterRecord rec = *r;
+    if (rec.status != ClusterStatus::kDeleting) {
+      if (Status s = checkAction(Action::kDelete, rec.spec.name, rec.status); !s.isOk())
+        return sendError(res, s);
+    }
     for (int attempt = 0; rec.status != ClusterStatus::kDeleting; ++attempt) {
       rec.status = ClusterStatus::kDeleting;
       rec.phase = "queued";

@@ -4,9 +4,12 @@
 // JSON views of clusters. It changes clusters only by writing desired state
 // to the store and asking the reconciler for a pass.
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "common/actions.h"
 #include "corral/clock.h"
 #include "corral/store.h"
 #include "reconcile/reconciler.h"
@@ -17,10 +20,16 @@ class Server;
 
 namespace corral {
 
+struct ApiOptions {
+  // Extra platform partitions every new cluster gets (corrald's
+  // --platform-partition), covering all nodes, e.g. "llm".
+  std::vector<std::string> platformPartitions;
+};
+
 class ApiServer {
  public:
   // `store`, `reconciler` and `clock` are not owned and must outlive this.
-  ApiServer(Store& store, Reconciler& reconciler, Clock& clock);
+  ApiServer(Store& store, Reconciler& reconciler, Clock& clock, ApiOptions options = {});
   ~ApiServer();
 
   // Binds `host:port` (port 0 picks a free one). Fails with Unavailable when
@@ -33,10 +42,26 @@ class ApiServer {
 
  private:
   void routes();
+  // src/api/change_routes.cc: everything that makes a new revision.
+  void changeRoutes();
+  StatusOr<ClusterRecord> findCluster(const std::string& name);
+  StatusOr<ClusterRecord> createCluster(ClusterSpec spec, const std::string& why);
+  // Makes the next revision of a cluster: checks that its status allows
+  // `action`, applies `edit` to a copy of the spec, validates and normalises
+  // the result and stores it (retrying on a concurrent write). A change that
+  // leaves the spec as it was stores nothing unless `always`.
+  struct ChangeResult {
+    ClusterRecord record;
+    bool made = false;  // Whether a new revision was stored.
+  };
+  StatusOr<ChangeResult> change(const std::string& name, Action action, const std::string& message,
+                                 bool force, bool always,
+                                 const std::function<Status(ClusterSpec&)>& edit);
 
   Store& store_;
   Reconciler& reconciler_;
   Clock& clock_;
+  ApiOptions options_;
   std::unique_ptr<httplib::Server> http_;
   int port_ = 0;
 };

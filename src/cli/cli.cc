@@ -12,14 +12,17 @@
 #include <thread>
 
 #include "cli/cluster_cmd.h"
+#include "cli/command.h"
+#include "cli/config_cmd.h"
 #include "cli/events_cmd.h"
+#include "cli/login_cmd.h"
+#include "cli/partition_cmd.h"
 #include "cli/ssh_cmd.h"
 
 namespace corral {
 namespace {
 
 constexpr const char* kVersion = "0.1.0";
-
 
 Status execProcess(const std::vector<std::string>& argv) {
   // Whatever is buffered would be lost when the process image is replaced.
@@ -36,35 +39,6 @@ Status execProcess(const std::vector<std::string>& argv) {
                               "OpenSSH client");
   }
   return internalError("cannot run " + argv[0] + ": " + std::strerror(e));
-}
-
-OutputFormat parseFormat(const std::string& s) {
-  return s == "json" ? OutputFormat::kJson : OutputFormat::kTable;
-}
-
-CLI::Option* addOutputOption(CLI::App* cmd, std::string* format) {
-  return cmd->add_option("-o,--output", *format, "Output format")
-      ->check(CLI::IsMember({"table", "json"}))
-      ->capture_default_str();
-}
-
-// CLI11's own PositiveNumber prints its upper bound as a 300-digit number.
-const CLI::Validator kPositiveSeconds(
-    [](std::string& s) {
-      char* end = nullptr;
-      long v = std::strtol(s.c_str(), &end, 10);
-      bool ok = !s.empty() && end != nullptr && *end == '\0' && v > 0;
-      return ok ? std::string() : "must be a positive number of seconds, not " + s;
-    },
-    "SECONDS>0", "positive-seconds");
-
-CLI::Option* addNameArgument(CLI::App* cmd, std::string* name) {
-  // An empty name would address the collection instead of a cluster.
-  return cmd->add_option("NAME", *name, "Cluster name")
-      ->required()
-      ->check(CLI::Validator(
-          [](std::string& s) { return s.empty() ? std::string("must not be empty") : ""; }, "",
-          "non-empty"));
 }
 
 int runCliOrThrow(const std::vector<std::string>& args, CliContext& ctx) {
@@ -85,55 +59,23 @@ int runCliOrThrow(const std::vector<std::string>& args, CliContext& ctx) {
           },
           "", "server-url"));
 
-  CLI::App* cluster = app.add_subcommand("cluster", "Create, list, inspect and delete clusters");
-  cluster->require_subcommand(1);
-
-  CreateOptions create;
-  std::string createFormat = "table";
-  CLI::App* createCmd = cluster->add_subcommand("create", "Create a cluster");
-  addNameArgument(createCmd, &create.name);
-  createCmd->add_option("--gpu-nodes", create.gpuNodes, "Number of GPU nodes")
-      ->capture_default_str();
-  createCmd->add_option("--gpus-per-node", create.gpusPerNode, "GPUs on each GPU node")
-      ->capture_default_str();
-  createCmd->add_option("--cpu-nodes", create.cpuNodes, "Number of CPU-only nodes")
-      ->capture_default_str();
-  createCmd
-      ->add_option("--ssh-key", create.sshKeyFiles,
-                   "OpenSSH public key file for root on the login node; may repeat "
-                   "(default: ~/.ssh/corral_ed25519.pub, created if missing)")
-      ->type_name("FILE")
-      // One file per --ssh-key, so that NAME after it is not taken for a file.
-      ->allow_extra_args(false);
-  createCmd->add_flag("--wait", create.wait, "Wait until the cluster is Running or Failed");
-  createCmd->add_option("--timeout", create.timeoutSeconds, "Seconds --wait waits")
-      ->check(kPositiveSeconds)
-      ->capture_default_str();
-  addOutputOption(createCmd, &createFormat);
-
-  std::string listFormat = "table";
-  CLI::App* listCmd = cluster->add_subcommand("list", "List clusters");
-  addOutputOption(listCmd, &listFormat);
-
-  std::string getName;
-  std::string getFormat = "table";
-  CLI::App* getCmd = cluster->add_subcommand("get", "Show a cluster and its nodes");
-  addNameArgument(getCmd, &getName);
-  addOutputOption(getCmd, &getFormat);
-
-  DeleteOptions del;
-  CLI::App* deleteCmd = cluster->add_subcommand("delete", "Delete a cluster");
-  addNameArgument(deleteCmd, &del.name);
-  deleteCmd->add_flag("--wait", del.wait, "Wait until the cluster is gone");
-  deleteCmd->add_option("--timeout", del.timeoutSeconds, "Seconds --wait waits")
-      ->check(kPositiveSeconds)
-      ->capture_default_str();
+  // The subcommand the user picked sets this from its CLI11 callback.
+  Command chosen;
+  addClusterCommands(app, chosen);
+  addPartitionCommands(app, chosen);
+  addConfigCommands(app, chosen);
+  addLoginCommands(app, chosen);
 
   std::string eventsName;
-  std::string eventsFormat = "table";
+  OutputFormat eventsFormat = OutputFormat::kTable;
   CLI::App* eventsCmd = app.add_subcommand("events", "Show what happened to a cluster");
   addNameArgument(eventsCmd, &eventsName);
   addOutputOption(eventsCmd, &eventsFormat);
+  eventsCmd->callback([&] {
+    chosen = [&](ApiClient& api, CliContext& c) {
+      return showEvents(api, c, eventsName, eventsFormat);
+    };
+  });
 
   std::string sshName;
   std::vector<std::string> sshCommand;
@@ -143,6 +85,11 @@ int runCliOrThrow(const std::vector<std::string>& args, CliContext& ctx) {
   sshCmd->footer(
       "Put -- before CMD so that its options stay its own, e.g.:\n"
       "  corral ssh demo -- sinfo -N -l");
+  sshCmd->callback([&] {
+    chosen = [&](ApiClient& api, CliContext& c) {
+      return sshToCluster(api, c, sshName, sshCommand);
+    };
+  });
 
   CLI::App* versionCmd = app.add_subcommand("version", "Print corral's version");
 
@@ -167,8 +114,8 @@ int runCliOrThrow(const std::vector<std::string>& args, CliContext& ctx) {
         std::string known;
         for (const CLI::App* c : level->get_subcommands({}))
           known += (known.empty() ? "" : ", ") + c->get_name();
-        *ctx.err << "error: unknown command \"" << path << " " << a << "\"; the commands are: "
-                 << known << "\n";
+        *ctx.err << "error: unknown command \"" << path << " " << a
+                 << "\"; the commands are: " << known << "\n";
         return 2;
       }
       level = next;
@@ -197,24 +144,11 @@ int runCliOrThrow(const std::vector<std::string>& args, CliContext& ctx) {
     return 2;
   }
   ApiClient api(*url);
-  Status st;
-  if (createCmd->parsed()) {
-    create.format = parseFormat(createFormat);
-    st = clusterCreate(api, ctx, create);
-  } else if (listCmd->parsed()) {
-    st = clusterList(api, ctx, parseFormat(listFormat));
-  } else if (getCmd->parsed()) {
-    st = clusterGet(api, ctx, getName, parseFormat(getFormat));
-  } else if (deleteCmd->parsed()) {
-    st = clusterDelete(api, ctx, del);
-  } else if (eventsCmd->parsed()) {
-    st = showEvents(api, ctx, eventsName, parseFormat(eventsFormat));
-  } else if (sshCmd->parsed()) {
-    st = sshToCluster(api, ctx, sshName, sshCommand);
-  }
+  Status st = chosen ? chosen(api, ctx) : internalError("no command chosen");
   ctx.out->flush();
   if (!st.isOk()) {
-    *ctx.err << "error: " << st.message() << "\n";
+    // A failure the command printed as it happened needs no second line.
+    if (!isAlreadyReported(st)) *ctx.err << "error: " << st.message() << "\n";
     return 1;
   }
   return 0;

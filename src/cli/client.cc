@@ -202,6 +202,79 @@ StatusOr<Json> ApiClient::listEvents(const std::string& name) {
   return call(Method::kGet, "/api/v1/clusters/" + encodePathSegment(name) + "/events");
 }
 
+namespace {
+
+std::string clusterPath(const std::string& name) {
+  return "/api/v1/clusters/" + encodePathSegment(name);
+}
+
+std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
+}  // namespace
+
+StatusOr<Json> ApiClient::listRevisions(const std::string& name) {
+  return call(Method::kGet, clusterPath(name) + "/revisions");
+}
+
+StatusOr<Json> ApiClient::scaleCluster(const std::string& name, const Json& request) {
+  return call(Method::kPost, clusterPath(name) + "/scale", dump(request));
+}
+
+StatusOr<Json> ApiClient::reconfigureCluster(const std::string& name) {
+  return call(Method::kPost, clusterPath(name) + "/reconfigure", "{}");
+}
+
+StatusOr<Json> ApiClient::setSshKeys(const std::string& name,
+                                     const std::vector<std::string>& keys) {
+  return call(Method::kPut, clusterPath(name) + "/ssh-keys", dump(Json{{"sshKeys", keys}}));
+}
+
+StatusOr<Json> ApiClient::restartLogin(const std::string& name) {
+  return call(Method::kPost, clusterPath(name) + "/login/restart", "{}");
+}
+
+StatusOr<Json> ApiClient::terminateCluster(const std::string& name) {
+  return call(Method::kPost, clusterPath(name) + "/terminate", "{}");
+}
+
+StatusOr<Json> ApiClient::cloneCluster(const std::string& name, const std::string& newName) {
+  return call(Method::kPost, clusterPath(name) + "/clone", dump(Json{{"name", newName}}));
+}
+
+StatusOr<Json> ApiClient::listPartitions(const std::string& name) {
+  return call(Method::kGet, clusterPath(name) + "/partitions");
+}
+
+StatusOr<Json> ApiClient::createPartition(const std::string& name, const Json& partition) {
+  return call(Method::kPost, clusterPath(name) + "/partitions", dump(partition));
+}
+
+StatusOr<Json> ApiClient::updatePartition(const std::string& name, const std::string& partition,
+                                          const Json& body) {
+  return call(Method::kPut, clusterPath(name) + "/partitions/" + encodePathSegment(partition),
+              dump(body));
+}
+
+StatusOr<Json> ApiClient::deletePartition(const std::string& name, const std::string& partition,
+                                          bool force) {
+  return call(Method::kDelete, clusterPath(name) + "/partitions/" + encodePathSegment(partition) +
+                                   (force ? "?force=true" : ""));
+}
+
+StatusOr<Json> ApiClient::slurmParams() { return call(Method::kGet, "/api/v1/slurm-params"); }
+
+StatusOr<Json> ApiClient::getConfig(const std::string& name) {
+  return call(Method::kGet, clusterPath(name) + "/config");
+}
+
+StatusOr<Json> ApiClient::changeConfig(const std::string& name, const Json& request) {
+  return call(Method::kPatch, clusterPath(name) + "/config", dump(request));
+}
+
+StatusOr<Json> ApiClient::diffConfig(const std::string& name, const Json& request) {
+  return call(Method::kPost, clusterPath(name) + "/config/diff", dump(request));
+}
+
 StatusOr<Json> ApiClient::call(Method method, const std::string& path, const std::string& body) {
   // httplib may throw (std::regex, allocation, its own invalid_argument); keep
   // that inside the module.
@@ -229,6 +302,12 @@ StatusOr<Json> ApiClient::call(Method method, const std::string& path, const std
         break;
       case Method::kPost:
         result = http->Post(path.c_str(), headers, body, "application/json");
+        break;
+      case Method::kPut:
+        result = http->Put(path.c_str(), headers, body, "application/json");
+        break;
+      case Method::kPatch:
+        result = http->Patch(path.c_str(), headers, body, "application/json");
         break;
       case Method::kDelete:
         result = http->Delete(path.c_str(), headers);

@@ -8,6 +8,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "corral/status.h"
 
@@ -75,8 +76,47 @@ class ApiClient {
   // GET /api/v1/clusters/{name}/events → {"events": [...]}.
   StatusOr<Json> listEvents(const std::string& name);
 
+  // Changes. Each answers 202 {"change": {"revision", "made", "message", …},
+  // "cluster": Cluster}, or 200 with made=false when nothing would change.
+
+  // GET /api/v1/clusters/{name}/revisions → {"revisions": [...], "appliedRevision"}.
+  StatusOr<Json> listRevisions(const std::string& name);
+  // POST /api/v1/clusters/{name}/scale with {"gpuNodes"?, "cpuNodes"?, "force"?}.
+  StatusOr<Json> scaleCluster(const std::string& name, const Json& request);
+  // POST /api/v1/clusters/{name}/reconfigure.
+  StatusOr<Json> reconfigureCluster(const std::string& name);
+  // PUT /api/v1/clusters/{name}/ssh-keys with {"sshKeys": keys}.
+  StatusOr<Json> setSshKeys(const std::string& name, const std::vector<std::string>& keys);
+  // POST /api/v1/clusters/{name}/login/restart.
+  StatusOr<Json> restartLogin(const std::string& name);
+  // POST /api/v1/clusters/{name}/terminate → Cluster.
+  StatusOr<Json> terminateCluster(const std::string& name);
+  // POST /api/v1/clusters/{name}/clone with {"name": newName} → the new Cluster.
+  StatusOr<Json> cloneCluster(const std::string& name, const std::string& newName);
+
+  // GET /api/v1/clusters/{name}/partitions → {"partitions": [...], "userPartitions", "limit"}.
+  StatusOr<Json> listPartitions(const std::string& name);
+  // POST /api/v1/clusters/{name}/partitions with {"name", "nodes", "options"}.
+  StatusOr<Json> createPartition(const std::string& name, const Json& partition);
+  // PUT /api/v1/clusters/{name}/partitions/{partition}: replaces the whole
+  // partition with `body` ({"name", "nodes", "options"}).
+  StatusOr<Json> updatePartition(const std::string& name, const std::string& partition,
+                                 const Json& body);
+  // DELETE /api/v1/clusters/{name}/partitions/{partition}[?force=true].
+  StatusOr<Json> deletePartition(const std::string& name, const std::string& partition, bool force);
+
+  // GET /api/v1/slurm-params → {"slurmConf": [...], "partition": [...]}.
+  StatusOr<Json> slurmParams();
+  // GET /api/v1/clusters/{name}/config → {"slurmConf": {...}, "revision", "appliedRevision"}.
+  StatusOr<Json> getConfig(const std::string& name);
+  // PATCH /api/v1/clusters/{name}/config with {"set": {...}, "unset": [...]}.
+  StatusOr<Json> changeConfig(const std::string& name, const Json& request);
+  // POST /api/v1/clusters/{name}/config/diff with {"set"?, "unset"?} →
+  // {"diff", "restartsSlurmctld"}.
+  StatusOr<Json> diffConfig(const std::string& name, const Json& request);
+
  private:
-  enum class Method { kGet, kPost, kDelete };
+  enum class Method { kGet, kPost, kPut, kPatch, kDelete };
   StatusOr<Json> call(Method method, const std::string& path, const std::string& body = "");
 
   ServerUrl server_;

@@ -2,7 +2,7 @@
 
 #include <unistd.h>
 
-#include <chrono>
+#include <memory>
 #include <ostream>
 #include <set>
 
@@ -10,6 +10,8 @@
 
 namespace corral {
 namespace {
+
+constexpr const char* kScaleNeedsASize = "give the new size: --gpu-nodes N, --cpu-nodes M or both";
 
 int64_t nowSeconds(CliContext& ctx) { return ctx.clock->unixMillis() / 1000; }
 
@@ -23,52 +25,165 @@ void printCluster(CliContext& ctx, const Json& cluster, OutputFormat format) {
   }
 }
 
-// Prints `cluster`'s progress line when it differs from the last one printed.
-void reportProgress(CliContext& ctx, const Json& cluster, std::string& last) {
-  std::string line = progressLine(cluster);
-  if (line != last) {
-    *ctx.err << line << "\n";
-    ctx.err->flush();
-    last = line;
-  }
+FollowOptions followOptions(const ChangeWait& wait, OutputFormat format) {
+  return {!wait.noWait, wait.timeoutSeconds, format, ""};
 }
 
-// What a poll that found the cluster concluded.
-enum class Verdict { kKeepWaiting, kDone };
+// `--ssh-key FILE`, one file per flag, so that a name after it is not taken
+// for a file.
+CLI::Option* addSshKeyOption(CLI::App* cmd, std::vector<std::string>* files,
+                             const std::string& help) {
+  return cmd->add_option("--ssh-key", *files, help)->type_name("FILE")->allow_extra_args(false);
+}
 
-// Polls GET /clusters/{name} every `kPollInterval` until `judge` says done or
-// fails, or `timeoutSeconds` pass. `judge` sees each answer (a 404 arrives as
-// NotFound). A corrald that cannot be reached or is unavailable for a moment
-// does not end the wait: a restart of corrald should not abort a long create.
-template <typename Judge>
-Status pollCluster(ApiClient& api, CliContext& ctx, const std::string& name, int timeoutSeconds,
-                   const std::string& goal, Judge judge) {
-  auto deadline = ctx.clock->now() + std::chrono::seconds(timeoutSeconds);
-  Status lastTransient;
-  std::string lastStatus;
-  while (true) {
-    ctx.clock->sleepFor(kPollInterval);
-    StatusOr<Json> got = api.getCluster(name);
-    if (got.isOk()) lastStatus = progressLine(*got);
-    if (!got.isOk() && got.status().code() == Code::kUnavailable) {
-      lastTransient = got.status();
-    } else {
-      lastTransient = Status::ok();
-      ASSIGN_OR_RETURN(Verdict v, judge(got));
-      if (v == Verdict::kDone) return Status::ok();
-    }
-    if (ctx.clock->now() >= deadline) {
-      std::string msg = "timed out after " + std::to_string(timeoutSeconds) +
-                        "s waiting for cluster " + quoted(name) + " to " + goal;
-      if (!lastStatus.empty()) msg += "; it is " + lastStatus;
-      if (!lastTransient.isOk()) msg += "; last error: " + lastTransient.message();
-      msg += "; follow it with: corral cluster get " + name;
-      return unavailable(msg);
-    }
-  }
+void addCreate(CLI::App* cluster, Command& chosen) {
+  auto o = std::make_shared<CreateOptions>();
+  CLI::App* cmd = cluster->add_subcommand("create", "Create a cluster");
+  addNameArgument(cmd, &o->name);
+  cmd->add_option("--gpu-nodes", o->gpuNodes, "Number of GPU nodes")->capture_default_str();
+  cmd->add_option("--gpus-per-node", o->gpusPerNode, "GPUs on each GPU node")
+      ->capture_default_str();
+  cmd->add_option("--cpu-nodes", o->cpuNodes, "Number of CPU-only nodes")->capture_default_str();
+  addSshKeyOption(cmd, &o->sshKeyFiles,
+                  "OpenSSH public key file for root on the login node; may repeat "
+                  "(default: ~/.ssh/corral_ed25519.pub, created if missing)");
+  cmd->add_flag("--wait", o->wait, "Wait until the cluster is Running or Failed");
+  addTimeoutOption(cmd, &o->timeoutSeconds, "Seconds --wait waits");
+  addOutputOption(cmd, &o->format);
+  cmd->callback([o, &chosen] {
+    chosen = [o](ApiClient& api, CliContext& ctx) { return clusterCreate(api, ctx, *o); };
+  });
+}
+
+void addList(CLI::App* cluster, Command& chosen) {
+  auto format = std::make_shared<OutputFormat>(OutputFormat::kTable);
+  CLI::App* cmd = cluster->add_subcommand("list", "List clusters");
+  addOutputOption(cmd, format.get());
+  cmd->callback([format, &chosen] {
+    chosen = [format](ApiClient& api, CliContext& ctx) { return clusterList(api, ctx, *format); };
+  });
+}
+
+// A command that takes only a cluster's name and `-o`: get, history.
+void addNamed(CLI::App* cluster, Command& chosen, const std::string& verb, const std::string& help,
+              Status (*run)(ApiClient&, CliContext&, const std::string&, OutputFormat)) {
+  struct Options {
+    std::string name;
+    OutputFormat format = OutputFormat::kTable;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = cluster->add_subcommand(verb, help);
+  addNameArgument(cmd, &o->name);
+  addOutputOption(cmd, &o->format);
+  cmd->callback([o, run, &chosen] {
+    chosen = [o, run](ApiClient& api, CliContext& ctx) {
+      return run(api, ctx, o->name, o->format);
+    };
+  });
+}
+
+void addDelete(CLI::App* cluster, Command& chosen) {
+  auto o = std::make_shared<DeleteOptions>();
+  CLI::App* cmd = cluster->add_subcommand("delete", "Delete a cluster");
+  addNameArgument(cmd, &o->name);
+  cmd->add_flag("--wait", o->wait, "Wait until the cluster is gone");
+  addTimeoutOption(cmd, &o->timeoutSeconds, "Seconds --wait waits");
+  cmd->callback([o, &chosen] {
+    chosen = [o](ApiClient& api, CliContext& ctx) { return clusterDelete(api, ctx, *o); };
+  });
+}
+
+void addScale(CLI::App* cluster, Command& chosen) {
+  auto o = std::make_shared<ScaleOptions>();
+  CLI::App* cmd = cluster->add_subcommand("scale", "Change how many nodes a cluster has");
+  addNameArgument(cmd, &o->name);
+  cmd->add_option_function<int>(
+         "--gpu-nodes", [o](const int& n) { o->gpuNodes = n; }, "Number of GPU nodes")
+      ->type_name("N");
+  cmd->add_option_function<int>(
+         "--cpu-nodes", [o](const int& n) { o->cpuNodes = n; }, "Number of CPU-only nodes")
+      ->type_name("M");
+  cmd->add_flag("--force", o->force,
+                "Cancel the jobs on the nodes that go away instead of waiting for them");
+  addChangeWaitOptions(cmd, &o->wait);
+  addOutputOption(cmd, &o->format);
+  cmd->footer("Scaling down removes the highest-numbered nodes first.");
+  cmd->callback([o, &chosen] {
+    // A usage error (exit 2), like any other CLI11 finds while parsing.
+    if (!o->gpuNodes && !o->cpuNodes) throw CLI::ValidationError(kScaleNeedsASize);
+    chosen = [o](ApiClient& api, CliContext& ctx) { return clusterScale(api, ctx, *o); };
+  });
+}
+
+void addReconfigure(CLI::App* cluster, Command& chosen) {
+  auto o = std::make_shared<ClusterChangeOptions>();
+  CLI::App* cmd = cluster->add_subcommand(
+      "reconfigure", "Apply the cluster's configuration again, e.g. after a stalled change");
+  addNameArgument(cmd, &o->name);
+  addChangeWaitOptions(cmd, &o->wait);
+  addOutputOption(cmd, &o->format);
+  cmd->callback([o, &chosen] {
+    chosen = [o](ApiClient& api, CliContext& ctx) { return clusterReconfigure(api, ctx, *o); };
+  });
+}
+
+void addSetKeys(CLI::App* cluster, Command& chosen) {
+  auto o = std::make_shared<ClusterChangeOptions>();
+  CLI::App* cmd = cluster->add_subcommand(
+      "set-keys", "Replace the SSH public keys that may log in as root on the login node");
+  addNameArgument(cmd, &o->name);
+  addSshKeyOption(cmd, &o->sshKeyFiles, "OpenSSH public key file; repeat for more")->required();
+  addChangeWaitOptions(cmd, &o->wait);
+  addOutputOption(cmd, &o->format);
+  cmd->callback([o, &chosen] {
+    chosen = [o](ApiClient& api, CliContext& ctx) { return clusterSetKeys(api, ctx, *o); };
+  });
+}
+
+void addTerminate(CLI::App* cluster, Command& chosen) {
+  auto o = std::make_shared<TerminateOptions>();
+  CLI::App* cmd = cluster->add_subcommand(
+      "terminate", "Shut a cluster down and keep its record (clone or delete it later)");
+  addNameArgument(cmd, &o->name);
+  cmd->add_flag("--wait", o->wait, "Wait until the cluster is Terminated");
+  addTimeoutOption(cmd, &o->timeoutSeconds, "Seconds --wait waits");
+  addOutputOption(cmd, &o->format);
+  cmd->callback([o, &chosen] {
+    chosen = [o](ApiClient& api, CliContext& ctx) { return clusterTerminate(api, ctx, *o); };
+  });
+}
+
+void addClone(CLI::App* cluster, Command& chosen) {
+  auto o = std::make_shared<CloneOptions>();
+  CLI::App* cmd =
+      cluster->add_subcommand("clone", "Create a new cluster with another cluster's current spec");
+  addNameArgument(cmd, &o->name, "NAME", "The cluster to copy");
+  addNameArgument(cmd, &o->newName, "NEW", "The new cluster's name");
+  cmd->add_flag("--wait", o->wait, "Wait until the new cluster is Running or Failed");
+  addTimeoutOption(cmd, &o->timeoutSeconds, "Seconds --wait waits");
+  addOutputOption(cmd, &o->format);
+  cmd->callback([o, &chosen] {
+    chosen = [o](ApiClient& api, CliContext& ctx) { return clusterClone(api, ctx, *o); };
+  });
 }
 
 }  // namespace
+
+void addClusterCommands(CLI::App& app, Command& chosen) {
+  CLI::App* cluster = app.add_subcommand("cluster", "Create, change, inspect and delete clusters");
+  cluster->require_subcommand(1);
+  addCreate(cluster, chosen);
+  addList(cluster, chosen);
+  addNamed(cluster, chosen, "get", "Show a cluster and its nodes", clusterGet);
+  addDelete(cluster, chosen);
+  addNamed(cluster, chosen, "history", "Show a cluster's revisions and what became of each",
+           clusterHistory);
+  addScale(cluster, chosen);
+  addReconfigure(cluster, chosen);
+  addSetKeys(cluster, chosen);
+  addTerminate(cluster, chosen);
+  addClone(cluster, chosen);
+}
 
 Json buildCreateRequest(const CreateOptions& options, const std::vector<std::string>& keys) {
   Json body;
@@ -77,6 +192,14 @@ Json buildCreateRequest(const CreateOptions& options, const std::vector<std::str
   body["gpusPerNode"] = options.gpusPerNode;
   body["cpuNodes"] = options.cpuNodes;
   body["sshKeys"] = keys;
+  return body;
+}
+
+Json buildScaleRequest(const ScaleOptions& options) {
+  Json body = Json::object();
+  if (options.gpuNodes) body["gpuNodes"] = *options.gpuNodes;
+  if (options.cpuNodes) body["cpuNodes"] = *options.cpuNodes;
+  if (options.force) body["force"] = true;
   return body;
 }
 
@@ -108,35 +231,7 @@ Status clusterCreate(ApiClient& api, CliContext& ctx, const CreateOptions& optio
     }
     return Status::ok();
   }
-
-  std::string last;
-  reportProgress(ctx, created, last);
-  return pollCluster(
-      api, ctx, name, options.timeoutSeconds, "become Running",
-      [&](const StatusOr<Json>& got) -> StatusOr<Verdict> {
-        if (!got.isOk()) {
-          if (got.status().code() == Code::kNotFound) {
-            return notFound("cluster " + quoted(name) + " was deleted while being created");
-          }
-          return got.status();
-        }
-        const Json& c = *got;
-        reportProgress(ctx, c, last);
-        std::string status = jsonString(c, "status");
-        if (status == "Running") {
-          printCluster(ctx, c, options.format);
-          return Verdict::kDone;
-        }
-        if (status == "Failed") {
-          std::string reason = jsonString(c, "reason", "no reason given");
-          return failedPrecondition("cluster " + quoted(name) + " failed: " + reason);
-        }
-        if (status == "Deleting" || status == "Deleted" || status == "Terminated") {
-          return failedPrecondition("cluster " + quoted(name) + " is " + status +
-                                    "; it will not become Running");
-        }
-        return Verdict::kKeepWaiting;
-      });
+  return waitUntilRunning(api, ctx, name, options.timeoutSeconds, options.format, created);
 }
 
 Status clusterList(ApiClient& api, CliContext& ctx, OutputFormat format) {
@@ -188,6 +283,113 @@ Status clusterDelete(ApiClient& api, CliContext& ctx, const DeleteOptions& optio
                               }));
   *ctx.out << "cluster " << quoted(name) << " deleted\n";
   return Status::ok();
+}
+
+Status clusterHistory(ApiClient& api, CliContext& ctx, const std::string& name,
+                      OutputFormat format) {
+  ASSIGN_OR_RETURN(Json body, api.listRevisions(name));
+  *ctx.out << (format == OutputFormat::kJson ? renderJson(body)
+                                             : historyTable(body, nowSeconds(ctx)));
+  return Status::ok();
+}
+
+Status clusterScale(ApiClient& api, CliContext& ctx, const ScaleOptions& options) {
+  if (!options.gpuNodes && !options.cpuNodes) {
+    return invalidArgument(kScaleNeedsASize);
+  }
+  ASSIGN_OR_RETURN(Json answer, api.scaleCluster(options.name, buildScaleRequest(options)));
+  FollowOptions follow = followOptions(options.wait, options.format);
+  follow.notes = scaleSummary(jsonChild(answer, "change"));
+  return followChange(api, ctx, options.name, answer, follow);
+}
+
+Status clusterReconfigure(ApiClient& api, CliContext& ctx, const ClusterChangeOptions& options) {
+  ASSIGN_OR_RETURN(Json answer, api.reconfigureCluster(options.name));
+  const Json& made = jsonChild(jsonChild(answer, "change"), "made");
+  bool changed = made.is_boolean() && made.get<bool>();
+  if (!changed && jsonString(jsonChild(answer, "cluster"), "status") == "Creating") {
+    // A cluster still being created has no revision to apply again; corrald
+    // makes another creation pass instead.
+    if (options.format == OutputFormat::kJson) {
+      *ctx.out << renderJson(answer);
+    } else {
+      *ctx.out << "cluster " << quoted(options.name)
+               << " is still being created; corrald makes another creation pass; follow it "
+                  "with: corral cluster get "
+               << options.name << "\n";
+    }
+    return Status::ok();
+  }
+  return followChange(api, ctx, options.name, answer, followOptions(options.wait, options.format));
+}
+
+Status clusterSetKeys(ApiClient& api, CliContext& ctx, const ClusterChangeOptions& options) {
+  if (options.sshKeyFiles.empty()) {
+    return invalidArgument("give at least one --ssh-key FILE; without a key nobody could log in");
+  }
+  ASSIGN_OR_RETURN(std::vector<std::string> keys,
+                   collectSshKeys(options.sshKeyFiles, ctx.home, *ctx.err));
+  ASSIGN_OR_RETURN(Json answer, api.setSshKeys(options.name, keys));
+  return followChange(api, ctx, options.name, answer, followOptions(options.wait, options.format));
+}
+
+Status clusterTerminate(ApiClient& api, CliContext& ctx, const TerminateOptions& options) {
+  const std::string& name = options.name;
+  ASSIGN_OR_RETURN(Json terminating, api.terminateCluster(name));
+  if (!options.wait) {
+    if (options.format == OutputFormat::kJson) {
+      *ctx.out << renderJson(terminating);
+    } else {
+      *ctx.out << "cluster " << quoted(name)
+               << " is being terminated; follow it with: corral cluster get " << name << "\n";
+    }
+    return Status::ok();
+  }
+  std::string last;
+  reportProgress(ctx, terminating, last);
+  return pollCluster(
+      api, ctx, name, options.timeoutSeconds, "be Terminated",
+      [&](const StatusOr<Json>& got) -> StatusOr<Verdict> {
+        if (!got.isOk()) {
+          if (got.status().code() == Code::kNotFound) {
+            return notFound("cluster " + quoted(name) + " was deleted while being terminated");
+          }
+          return got.status();
+        }
+        const Json& c = *got;
+        reportProgress(ctx, c, last);
+        std::string status = jsonString(c, "status");
+        if (status == "Terminated") {
+          if (options.format == OutputFormat::kJson) {
+            *ctx.out << renderJson(c);
+          } else {
+            *ctx.out << "cluster " << quoted(name) << " terminated\n";
+          }
+          return Verdict::kDone;
+        }
+        if (status == "Failed" || status == "Deleting" || status == "Deleted") {
+          std::string reason = jsonString(c, "reason");
+          return failedPrecondition("cluster " + quoted(name) + " is " + status +
+                                    (reason.empty() ? "" : ": " + reason) +
+                                    "; it will not become Terminated");
+        }
+        return Verdict::kKeepWaiting;
+      });
+}
+
+Status clusterClone(ApiClient& api, CliContext& ctx, const CloneOptions& options) {
+  ASSIGN_OR_RETURN(Json created, api.cloneCluster(options.name, options.newName));
+  const std::string& name = options.newName;
+  if (!options.wait) {
+    if (options.format == OutputFormat::kJson) {
+      *ctx.out << renderJson(created);
+    } else {
+      *ctx.out << "cluster " << quoted(name) << " is being created as a clone of "
+               << quoted(options.name) << "; follow it with: corral cluster get " << name << "\n";
+    }
+    return Status::ok();
+  }
+  return waitUntilRunning(api, ctx, name, options.timeoutSeconds, options.format, created);
 }
 
 }  // namespace corral

@@ -1,13 +1,18 @@
 #pragma once
 
-// `corral cluster create|list|get|delete`.
+// `corral cluster create|list|get|delete|history|scale|reconfigure|set-keys|
+// terminate|clone`.
 
+#include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/client.h"
+#include "cli/command.h"
 #include "cli/context.h"
 #include "cli/output.h"
+#include "cli/waiting.h"
 #include "corral/spec.h"
 #include "corral/status.h"
 
@@ -32,11 +37,49 @@ struct DeleteOptions {
   int timeoutSeconds = 600;
 };
 
-// How often `--wait` asks corrald how a cluster is doing.
-inline constexpr std::chrono::milliseconds kPollInterval{250};
+// `corral cluster scale`. A count that is not given keeps its current value.
+struct ScaleOptions {
+  std::string name;
+  std::optional<int> gpuNodes;
+  std::optional<int> cpuNodes;
+  bool force = false;
+  ChangeWait wait;
+  OutputFormat format = OutputFormat::kTable;
+};
+
+// `corral cluster terminate` and `corral cluster clone`.
+struct TerminateOptions {
+  std::string name;
+  bool wait = false;
+  int timeoutSeconds = 600;
+  OutputFormat format = OutputFormat::kTable;
+};
+
+struct CloneOptions {
+  std::string name;
+  std::string newName;
+  bool wait = false;
+  int timeoutSeconds = 600;
+  OutputFormat format = OutputFormat::kTable;
+};
+
+// `corral cluster reconfigure` and `corral cluster set-keys`.
+struct ClusterChangeOptions {
+  std::string name;
+  std::vector<std::string> sshKeyFiles;  // For set-keys.
+  ChangeWait wait;
+  OutputFormat format = OutputFormat::kTable;
+};
+
+// Adds `cluster` and its subcommands to `app`; the one the user picks sets
+// `chosen`, which must outlive `app`'s parse.
+void addClusterCommands(CLI::App& app, Command& chosen);
 
 // The ClusterCreate body for `options` and the public `keys` to install.
 Json buildCreateRequest(const CreateOptions& options, const std::vector<std::string>& keys);
+
+// The scale body: only the counts given, and "force" when set.
+Json buildScaleRequest(const ScaleOptions& options);
 
 // The keys to send: every key of every `files` entry ("~/" expanded against
 // `home`) in order, duplicates dropped; corral's own key when `files` is
@@ -48,5 +91,12 @@ Status clusterCreate(ApiClient& api, CliContext& ctx, const CreateOptions& optio
 Status clusterList(ApiClient& api, CliContext& ctx, OutputFormat format);
 Status clusterGet(ApiClient& api, CliContext& ctx, const std::string& name, OutputFormat format);
 Status clusterDelete(ApiClient& api, CliContext& ctx, const DeleteOptions& options);
+Status clusterHistory(ApiClient& api, CliContext& ctx, const std::string& name,
+                      OutputFormat format);
+Status clusterScale(ApiClient& api, CliContext& ctx, const ScaleOptions& options);
+Status clusterReconfigure(ApiClient& api, CliContext& ctx, const ClusterChangeOptions& options);
+Status clusterSetKeys(ApiClient& api, CliContext& ctx, const ClusterChangeOptions& options);
+Status clusterTerminate(ApiClient& api, CliContext& ctx, const TerminateOptions& options);
+Status clusterClone(ApiClient& api, CliContext& ctx, const CloneOptions& options);
 
 }  // namespace corral

@@ -216,3 +216,170 @@ std::string progressLine(const Json& cluster) {
 }
 
 }  // namespace corral
+
+namespace corral {
+namespace {
+
+// The strings of a JSON array joined by `sep`; other values are skipped.
+std::string joinStrings(const Json& list, const std::string& sep) {
+  std::string out;
+  if (!list.is_array()) return out;
+  for (const Json& v : list) {
+    if (!v.is_string()) continue;
+    out += (out.empty() ? "" : sep) + v.get<std::string>();
+  }
+  return out;
+}
+
+std::string quotedName(const std::string& s) { return "\"" + sanitizeCell(s) + "\""; }
+
+// "Key=Value Key=Value" of a JSON object of strings, in the order sent.
+std::string optionsText(const Json& options) {
+  std::string out;
+  if (!options.is_object()) return out;
+  for (auto it = options.begin(); it != options.end(); ++it) {
+    std::string value = it->is_string() ? it->get<std::string>() : it->dump();
+    out += (out.empty() ? "" : " ") + it.key() + "=" + value;
+  }
+  return out;
+}
+
+std::string paramRange(const Json& p) {
+  std::string type = jsonString(p, "type");
+  if (type == "int") {
+    std::string range = jsonIntText(p, "min") + ".." + jsonIntText(p, "max");
+    const Json& unlimited = jsonChild(p, "allowUnlimited");
+    if (unlimited.is_boolean() && unlimited.get<bool>()) range += ", INFINITE";
+    return range;
+  }
+  if (std::string values = joinStrings(jsonChild(p, "values"), ","); !values.empty()) return values;
+  if (type == "bool") return "YES,NO";
+  if (type == "time") return "minutes, [D-]H:M:S or INFINITE";
+  return kNone;
+}
+
+std::string paramsSection(const Json& params) {
+  if (!params.is_array() || params.empty()) return "none\n";
+  std::vector<std::vector<std::string>> rows = {
+      {"NAME", "TYPE", "RANGE/VALUES", "RESTART", "HELP"}};
+  for (const Json& p : params) {
+    const Json& restart = jsonChild(p, "needsRestart");
+    rows.push_back({orNone(jsonString(p, "name")), orNone(jsonString(p, "type")), paramRange(p),
+                    restart.is_boolean() && restart.get<bool>() ? "yes" : "no",
+                    jsonString(p, "help")});
+  }
+  return renderTable(rows);
+}
+
+}  // namespace
+
+std::string changeHeadline(const Json& change) {
+  std::string message = jsonString(change, "message");
+  return "revision " + jsonIntText(change, "revision") +
+         (message.empty() ? "" : ": " + sanitizeCell(message)) + "\n";
+}
+
+std::string scaleSummary(const Json& change) {
+  std::string out;
+  std::string removed = sanitizeCell(jsonString(change, "removedNodes"));
+  if (!removed.empty()) out += "removes nodes " + removed + "\n";
+  const Json& emptied = jsonChild(change, "emptiedPartitions");
+  if (emptied.is_array()) {
+    for (const Json& p : emptied) {
+      if (!p.is_string()) continue;
+      out += "warning: partition " + quotedName(p.get<std::string>()) +
+             " has no nodes left after this change\n";
+    }
+  }
+  std::string jobs = sanitizeCell(joinStrings(jsonChild(change, "jobsOnRemovedNodes"), ", "));
+  if (!jobs.empty()) {
+    std::string fate = jsonString(change, "jobsWillBe");
+    if (fate == "cancelled") {
+      out += "--force cancels these jobs on " + orNone(removed) + ": " + jobs + "\n";
+    } else {
+      out += "waiting for jobs " + jobs +
+             " to finish on the removed nodes (use --force to cancel them)\n";
+    }
+  }
+  return out;
+}
+
+std::string partitionDeleteSummary(const Json& change, const std::string& partition) {
+  std::string jobs = sanitizeCell(joinStrings(jsonChild(change, "jobsInPartition"), ", "));
+  if (jobs.empty()) return "";
+  return "warning: these jobs lose partition " + quotedName(partition) +
+         " (running ones keep running, pending ones fail): " + jobs + "\n";
+}
+
+std::string historyTable(const Json& body, int64_t nowUnixSeconds) {
+  const Json& revisions = jsonChild(body, "revisions");
+  if (!revisions.is_array() || revisions.empty()) return "No revisions.\n";
+  int64_t applied = jsonInt(body, "appliedRevision");
+  std::vector<std::vector<std::string>> rows = {{"REVISION", "STATE", "AUTHOR", "AGE", "MESSAGE"}};
+  std::vector<std::string> errors = {""};
+  for (const Json& r : revisions) {
+    std::string state = orNone(jsonString(r, "state"));
+    if (state == "Applied" && applied > 0 && jsonInt(r, "revision") == applied) {
+      state += " (current)";
+    }
+    int64_t created = jsonInt(r, "createdAt");
+    rows.push_back({jsonIntText(r, "revision"), state, orNone(jsonString(r, "author")),
+                    created > 0 ? formatAge(nowUnixSeconds - created) : kNone,
+                    jsonString(r, "message")});
+    std::string error = jsonString(r, "error");
+    errors.push_back(jsonString(r, "state") == "Failed" && !error.empty() ? error : "");
+  }
+  std::string table = renderTable(rows);
+  // The error goes under the STATE column, so that it reads as part of the row.
+  size_t indent = table.find("STATE");
+  std::string out;
+  size_t row = 0;
+  size_t begin = 0;
+  while (begin < table.size()) {
+    size_t end = table.find('\n', begin);
+    out += table.substr(begin, end - begin + 1);
+    if (row < errors.size() && !errors[row].empty()) {
+      out += std::string(indent, ' ') + "error: " + sanitizeCell(errors[row]) + "\n";
+    }
+    ++row;
+    begin = end + 1;
+  }
+  return out;
+}
+
+std::string partitionTable(const Json& body) {
+  std::vector<std::vector<std::string>> rows = {
+      {"NAME", "NODES", "DEFAULT", "MANAGED-BY", "OPTIONS"}};
+  const Json& partitions = jsonChild(body, "partitions");
+  if (partitions.is_array()) {
+    for (const Json& p : partitions) {
+      const Json& isDefault = jsonChild(p, "default");
+      rows.push_back({orNone(jsonString(p, "name")), orNone(jsonString(p, "nodes")),
+                      isDefault.is_boolean() && isDefault.get<bool>() ? "yes" : "no",
+                      orNone(jsonString(p, "managedBy")),
+                      orNone(optionsText(jsonChild(p, "options")))});
+    }
+  }
+  return renderTable(rows) + jsonIntText(body, "userPartitions") + " of " +
+         std::to_string(jsonInt(body, "limit", 20)) + " user partitions\n";
+}
+
+std::string configLines(const Json& body) {
+  const Json& conf = jsonChild(body, "slurmConf");
+  if (!conf.is_object() || conf.empty()) return "no settings; corral's defaults apply\n";
+  std::string out;
+  for (auto it = conf.begin(); it != conf.end(); ++it) {
+    std::string value = it->is_string() ? it->get<std::string>() : it->dump();
+    out += sanitizeCell(it.key() + "=" + value) + "\n";
+  }
+  return out;
+}
+
+std::string slurmParamsTable(const Json& body) {
+  return "slurm.conf parameters (corral config set CLUSTER Key=Value):\n" +
+         paramsSection(jsonChild(body, "slurmConf")) +
+         "\npartition options (corral partition create|update CLUSTER NAME Key=Value):\n" +
+         paramsSection(jsonChild(body, "partition"));
+}
+
+}  // namespace corral

@@ -52,4 +52,35 @@ std::string progressLine(const Json& cluster);
 // How a node is named in the console: "corral_node_1 (slinky-0)".
 std::string nodeDisplayName(const Json& node);
 
+// "revision 3: scale to 4 GPU nodes and 0 CPU nodes\n": what a change
+// answer's "change" object says was requested.
+std::string changeHeadline(const Json& change);
+
+// What a scale answer's "change" says will happen, one line each: the nodes
+// it removes, a warning for each partition left without nodes, and the jobs
+// on the removed nodes that `--force` cancels or that the change waits for.
+// Empty when there is nothing to say.
+std::string scaleSummary(const Json& change);
+
+// A warning naming the jobs that a forced partition delete leaves without
+// their partition ("jobsInPartition"); empty when there are none.
+std::string partitionDeleteSummary(const Json& change, const std::string& partition);
+
+// `corral cluster history`: REVISION STATE AUTHOR AGE MESSAGE, oldest first,
+// the applied revision marked "(current)" and a Failed one's error on the
+// line below it.
+std::string historyTable(const Json& body, int64_t nowUnixSeconds);
+
+// `corral partition list`: NAME NODES DEFAULT MANAGED-BY OPTIONS, then "k of
+// N user partitions".
+std::string partitionTable(const Json& body);
+
+// `corral config get`: the user's slurm.conf settings as Key=Value lines, or
+// a line saying there are none.
+std::string configLines(const Json& body);
+
+// `corral config params`: NAME TYPE RANGE/VALUES RESTART HELP for the
+// slurm.conf parameters, then for the partition options.
+std::string slurmParamsTable(const Json& body);
+
 }  // namespace corral

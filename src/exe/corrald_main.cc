@@ -15,6 +15,7 @@
 #include "reconcile/reconciler.h"
 #include "runtime/local/host_routes.h"
 #include "runtime/local/local_runtime.h"
+#include "slurm/settings.h"
 
 namespace {
 std::atomic<bool> gStop{false};
@@ -27,6 +28,7 @@ int main(int argc, char** argv) {
   std::string listen = "127.0.0.1:8470";
   std::string pool = "172.29.0.0/16";
   std::string podBinary;
+  std::vector<std::string> platformPartitions;
   bool verbose = false;
   app.add_option("--data-dir", dataDir, "where corral keeps its database and clusters")
       ->capture_default_str();
@@ -34,6 +36,9 @@ int main(int argc, char** argv) {
   app.add_option("--subnet-pool", pool, "IPv4 block that cluster subnets (/24 each) come from")
       ->capture_default_str();
   app.add_option("--pod-binary", podBinary, "path of corral-pod (default: beside corrald)");
+  app.add_option("--platform-partition", platformPartitions,
+                 "an extra platform partition every new cluster gets, over all nodes (e.g. llm); "
+                 "repeatable");
   app.add_flag("-v,--verbose", verbose, "log debug messages");
   CLI11_PARSE(app, argc, argv);
   if (verbose) setLogLevel(LogLevel::kDebug);
@@ -41,6 +46,15 @@ int main(int argc, char** argv) {
   if (geteuid() != 0) {
     LOG_ERROR("corrald must run as root: it creates namespaces, bridges and mounts");
     return 1;
+  }
+  for (const auto& p : platformPartitions) {
+    ClusterSpec probe;
+    probe.gpuNodes = 1;
+    probe.partitions = {{p, "slinky-0", {}}};
+    if (Status s = normalizeSlurmSettings(probe, {}); !s.isOk()) {
+      LOG_ERROR("--platform-partition " << p << ": " << s.message());
+      return 2;
+    }
   }
   auto colon = listen.rfind(':');
   if (colon == std::string::npos) {
@@ -87,7 +101,9 @@ int main(int argc, char** argv) {
   Reconciler reconciler(**store, runtime, realClock(), ro);
   if (Status s = reconciler.collectOrphans(); !s.isOk()) LOG_WARN("orphan cleanup: " << s.message());
 
-  ApiServer api(**store, reconciler, realClock());
+  ApiOptions apiOptions;
+  apiOptions.platformPartitions = platformPartitions;
+  ApiServer api(**store, reconciler, realClock(), apiOptions);
   if (Status s = api.bind(host, port); !s.isOk()) {
     LOG_ERROR(s.message());
     return 1;

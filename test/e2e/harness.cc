@@ -104,8 +104,13 @@ void Harness::start() {
     }
     setsid();
     std::string listen = "127.0.0.1:" + std::to_string(port_);
-    execl(binary("corrald").c_str(), "corrald", "--data-dir", dataDir_.c_str(), "--listen",
-          listen.c_str(), "--subnet-pool", pool_.c_str(), static_cast<char*>(nullptr));
+    std::vector<std::string> args = {"corrald",   "--data-dir",    dataDir_, "--listen",
+                                     listen,      "--subnet-pool", pool_};
+    args.insert(args.end(), extraArgs_.begin(), extraArgs_.end());
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(binary("corrald").c_str(), argv.data());
     _exit(127);
   }
   pid_ = pid;

@@ -23,8 +23,10 @@ class Harness {
   Harness();
   ~Harness();
 
-  // Starts corrald and waits until it answers /healthz.
+  // Starts corrald and waits until it answers /healthz. `extraArgs` (set
+  // before `start`) are added to corrald's command line.
   void start();
+  void setExtraArgs(std::vector<std::string> args) { extraArgs_ = std::move(args); }
   // Stops corrald with `signal` (SIGTERM or SIGKILL) and waits for it to exit.
   void stop(int signal);
   bool running() const { return pid_ > 0; }
@@ -53,6 +55,7 @@ class Harness {
   std::string pool_;
   int port_ = 0;
   int pid_ = 0;
+  std::vector<std::string> extraArgs_;
 };
 
 // The binaries under test, from the build tree.

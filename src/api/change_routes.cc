@@ -1,0 +1,513 @@
+// The API's changes to a cluster (docs/api.md, "Changes"). Each one writes a
+// new revision of the cluster's spec and asks the reconciler to apply it;
+// the answer (202) carries the revision so that a client can follow it to
+// Applied or Failed in the cluster's history.
+
+#include <set>
+
+#include "api/http_util.h"
+#include "api/server.h"
+#include "common/diff.h"
+#include "common/text.h"
+#include "common/spec_json.h"
+#include "common/validation.h"
+#include "slurm/hostlist.h"
+#include "slurm/renderer.h"
+#include "slurm/settings.h"
+#include "slurm/slurm_params.h"
+
+namespace corral {
+
+using nlohmann::json;
+
+namespace {
+
+const std::string kCluster = R"(/api/v1/clusters/([^/]+))";
+
+json changeView(const ClusterRecord& after, bool made,
+                const std::map<std::string, NodeObservation>& observed) {
+  return {{"change",
+           {{"revision", after.revision},
+            {"made", made},
+            {"message", made ? after.changeMessage : "nothing to change"}}},
+          {"cluster", clusterView(after, observed)}};
+}
+
+json paramDefToJson(const ParamDef& d) {
+  static const char* types[] = {"int",  "bool",    "enum",        "enumList", "time",
+                                "path", "options", "tresWeights", "nameList"};
+  json j = {{"name", d.name},
+            {"type", types[static_cast<int>(d.type)]},
+            {"needsRestart", d.needsRestart},
+            {"help", d.help}};
+  if (d.type == ParamType::kInt) {
+    j["min"] = d.min;
+    j["max"] = d.max;
+    j["allowUnlimited"] = d.allowUnlimited;
+  }
+  if (!d.values.empty()) j["values"] = d.values;
+  return j;
+}
+
+// "Key=Value" strings or an object {Key: Value} into a map.
+Status readSettings(const json& body, const char* field, std::map<std::string, std::string>* out) {
+  auto it = body.find(field);
+  if (it == body.end()) return Status::ok();
+  if (!it->is_object())
+    return invalidArgument(std::string("field \"") + field + "\" must be an object of strings");
+  for (auto kv = it->begin(); kv != it->end(); ++kv) {
+    if (!kv->is_string())
+      return invalidArgument(std::string("field \"") + field + "." + kv.key() + "\" must be a string");
+    (*out)[kv.key()] = kv->get<std::string>();
+  }
+  return Status::ok();
+}
+
+Status readNames(const json& body, const char* field, std::vector<std::string>* out) {
+  auto it = body.find(field);
+  if (it == body.end()) return Status::ok();
+  if (!it->is_array())
+    return invalidArgument(std::string("field \"") + field + "\" must be an array of strings");
+  for (const auto& v : *it) {
+    if (!v.is_string())
+      return invalidArgument(std::string("field \"") + field + "\" must be an array of strings");
+    out->push_back(v.get<std::string>());
+  }
+  return Status::ok();
+}
+
+Status rejectUnknownFields(const json& body, std::initializer_list<const char*> known) {
+  for (auto it = body.begin(); it != body.end(); ++it) {
+    bool ok = false;
+    for (const char* k : known) ok = ok || it.key() == k;
+    if (!ok) return invalidArgument("unknown field \"" + it.key() + "\"");
+  }
+  return Status::ok();
+}
+
+// Applies `set` and `unset` to the spec's slurm.conf settings; keys are
+// matched case-insensitively and checked by normalizeSlurmSettings later.
+Status editConfig(ClusterSpec& spec, const std::map<std::string, std::string>& set,
+                  const std::vector<std::string>& unset) {
+  for (const auto& key : unset) {
+    const ParamDef* def = findSlurmConfParam(key);
+    std::string canonical = def ? def->name : key;
+    if (!spec.slurmConf.erase(canonical))
+      return invalidArgument(quoteForMessage(key) + " is not set; `corral config get` lists what is");
+  }
+  for (const auto& [key, value] : set) {
+    const ParamDef* def = findSlurmConfParam(key);
+    if (def == nullptr)
+      return invalidArgument(quoteForMessage(key) +
+                             " is not a slurm.conf parameter corral lets users set; see "
+                             "`corral config params`");
+    spec.slurmConf[def->name] = value;
+  }
+  return Status::ok();
+}
+
+std::string describeSettings(const std::map<std::string, std::string>& set,
+                             const std::vector<std::string>& unset) {
+  std::string out;
+  for (const auto& [k, v] : set) out += (out.empty() ? "" : " ") + k + "=" + v;
+  for (const auto& k : unset) out += (out.empty() ? "unset " : " unset ") + k;
+  return out;
+}
+
+}  // namespace
+
+StatusOr<ApiServer::ChangeResult> ApiServer::change(const std::string& name, Action action,
+                                          const std::string& message, bool force, bool always,
+                                          const std::function<Status(ClusterSpec&)>& edit) {
+  for (int attempt = 0;; ++attempt) {
+    ASSIGN_OR_RETURN(ClusterRecord r, findCluster(name));
+    RETURN_IF_ERROR(checkAction(action, name, r.status));
+    ClusterSpec spec = r.spec;
+    RETURN_IF_ERROR(edit(spec));
+    spec.name = r.spec.name;
+    RETURN_IF_ERROR(validateClusterSpec(spec));
+    RETURN_IF_ERROR(normalizeSlurmSettings(spec, r.platformPartitions));
+    if (spec == r.spec && !always) return ChangeResult{r, false};
+    r.spec = spec;
+    r.revision += 1;
+    r.changeAuthor = "api";
+    r.changeMessage = message;
+    r.changeForce = force;
+    r.updatedAt = clock_.unixMillis() / 1000;
+    auto stored = store_.updateCluster(r);
+    if (stored.isOk()) {
+      (void)store_.appendEvent({0, name, clock_.unixMillis(), "Normal", "ChangeRequested",
+                                "revision " + std::to_string(r.revision) + ": " + message});
+      reconciler_.enqueue(name);
+      return ChangeResult{*stored, true};
+    }
+    if (stored.status().code() != Code::kConflict || attempt >= 10) return stored.status();
+  }
+}
+
+void ApiServer::changeRoutes() {
+  // Answers a change request: 202 with the revision, 200 when nothing changed.
+  auto answer = [this](httplib::Response& res, const std::string& name,
+                       const StatusOr<ChangeResult>& after, json extra = json::object()) {
+    if (!after.isOk()) return sendError(res, after.status());
+    json body = changeView(after->record, after->made, reconciler_.observedNodes(name));
+    for (auto it = extra.begin(); it != extra.end(); ++it) body["change"][it.key()] = *it;
+    sendJson(res, after->made ? 202 : 200, body);
+  };
+
+  http_->Get(kCluster + "/revisions", [this](const httplib::Request& req, httplib::Response& res) {
+    auto r = findCluster(req.matches[1]);
+    if (!r.isOk()) return sendError(res, r.status());
+    auto history = store_.listRevisions(r->spec.name);
+    if (!history.isOk()) return sendError(res, history.status());
+    json list = json::array();
+    for (const auto& rev : *history) list.push_back(revisionToJson(rev));
+    sendJson(res, 200, {{"revisions", list}, {"appliedRevision", r->appliedRevision}});
+  });
+
+  http_->Post(kCluster + "/scale", [this, answer](const httplib::Request& req,
+                                                  httplib::Response& res) {
+    std::string name = req.matches[1];
+    auto body = jsonBody(req);
+    if (!body.isOk()) return sendError(res, body.status());
+    if (Status s = rejectUnknownFields(*body, {"gpuNodes", "cpuNodes", "force"}); !s.isOk())
+      return sendError(res, s);
+    auto current = findCluster(name);
+    if (!current.isOk()) return sendError(res, current.status());
+    ClusterSpec next = current->spec;
+    for (const char* f : {"gpuNodes", "cpuNodes"}) {
+      auto it = body->find(f);
+      if (it == body->end()) continue;
+      if (!it->is_number_integer())
+        return sendError(res, invalidArgument(std::string("field \"") + f + "\" must be an integer"));
+      int64_t v = it->get<int64_t>();
+      if (v < 0 || v > 1000000)
+        return sendError(res, invalidArgument(std::string("field \"") + f + "\" is out of range"));
+      (std::string(f) == "gpuNodes" ? next.gpuNodes : next.cpuNodes) = static_cast<int>(v);
+    }
+    bool force = body->value("force", false);
+    auto emptied = partitionsEmptiedBy(current->spec, next);
+    std::vector<std::string> removed;
+    {
+      auto after = nodeNamesOf(next);
+      std::set<std::string> keep(after.begin(), after.end());
+      for (const auto& n : nodeNamesOf(current->spec))
+        if (!keep.count(n)) removed.push_back(n);
+    }
+    json jobs = json::array();
+    if (!removed.empty() && current->status == ClusterStatus::kRunning) {
+      auto running = reconciler_.jobsOn(name, {"-w", compressHostlist(removed)});
+      if (running.isOk())
+        for (const auto& j : *running) jobs.push_back(j);
+    }
+    std::string message = "scale to " + std::to_string(next.gpuNodes) + " GPU nodes and " +
+                          std::to_string(next.cpuNodes) + " CPU nodes";
+    if (force) message += " (--force)";
+    auto after = change(name, Action::kScale, message, force, false, [&](ClusterSpec& spec) {
+      spec.gpuNodes = next.gpuNodes;
+      spec.cpuNodes = next.cpuNodes;
+      prunePartitionNodes(spec);
+      return Status::ok();
+    });
+    json extra = {{"removedNodes", removed.empty() ? "" : compressHostlist(removed)},
+                  {"emptiedPartitions", emptied},
+                  {"jobsOnRemovedNodes", jobs},
+                  {"jobsWillBe", jobs.empty() ? "none" : force ? "cancelled" : "waited for"}};
+    answer(res, name, after, extra);
+  });
+
+  http_->Get(kCluster + "/partitions", [this](const httplib::Request& req, httplib::Response& res) {
+    auto r = findCluster(req.matches[1]);
+    if (!r.isOk()) return sendError(res, r.status());
+    json list = json::array();
+    bool userDefault = false;
+    for (const auto& p : r->spec.partitions) {
+      auto d = p.options.find("Default");
+      userDefault = userDefault || (d != p.options.end() && d->second == "YES");
+    }
+    auto platform = [&](const std::string& n, const std::string& nodes, bool isDefault) {
+      list.push_back({{"name", n},
+                      {"nodes", nodes},
+                      {"managedBy", "corral"},
+                      {"default", isDefault},
+                      {"options", {{"MaxTime", "INFINITE"}}}});
+    };
+    std::vector<std::string> gpu, cpu;
+    for (const auto& n : r->nodes) (n.group == kGpuGroup ? gpu : cpu).push_back(n.name);
+    platform("all", "ALL", !userDefault);
+    if (!gpu.empty()) platform(kGpuGroup, compressHostlist(gpu), false);
+    if (!cpu.empty()) platform(kCpuGroup, compressHostlist(cpu), false);
+    for (const auto& n : r->platformPartitions) platform(n, "ALL", false);
+    for (const auto& p : r->spec.partitions) {
+      json v = partitionToJson(p);
+      v["managedBy"] = "user";
+      auto d = p.options.find("Default");
+      v["default"] = d != p.options.end() && d->second == "YES";
+      list.push_back(v);
+    }
+    sendJson(res, 200,
+             {{"partitions", list},
+              {"userPartitions", r->spec.partitions.size()},
+              {"limit", kMaxUserPartitions}});
+  });
+
+  auto readPartition = [](const httplib::Request& req, bool named) -> StatusOr<PartitionSpec> {
+    ASSIGN_OR_RETURN(json body, jsonBody(req));
+    ASSIGN_OR_RETURN(PartitionSpec p, partitionFromJson(body, /*strict=*/true));
+    if (!named) p.name = req.matches[2];
+    if (p.nodes.empty())
+      return invalidArgument("a partition needs nodes, as a Slurm hostlist such as slinky-[0-1,5]");
+    return p;
+  };
+
+  http_->Post(kCluster + "/partitions", [this, answer, readPartition](const httplib::Request& req,
+                                                                      httplib::Response& res) {
+    std::string name = req.matches[1];
+    auto p = readPartition(req, true);
+    if (!p.isOk()) return sendError(res, p.status());
+    auto after = change(name, Action::kPartitions, "create partition " + p->name, false, false,
+                        [&](ClusterSpec& spec) {
+                          for (const auto& q : spec.partitions)
+                            if (q.name == p->name)
+                              return conflict("partition \"" + p->name + "\" already exists");
+                          if (spec.partitions.size() >= static_cast<size_t>(kMaxUserPartitions))
+                            return invalidArgument(
+                                "a cluster can have at most " + std::to_string(kMaxUserPartitions) +
+                                " partitions of its own; delete one first");
+                          spec.partitions.push_back(*p);
+                          return Status::ok();
+                        });
+    answer(res, name, after);
+  });
+
+  http_->Put(kCluster + "/partitions/([^/]+)", [this, answer, readPartition](
+                                                   const httplib::Request& req,
+                                                   httplib::Response& res) {
+    std::string name = req.matches[1];
+    auto p = readPartition(req, false);
+    if (!p.isOk()) return sendError(res, p.status());
+    if (p->name != std::string(req.matches[2]))
+      return sendError(res, invalidArgument("a partition cannot be renamed; create a new one"));
+    auto after = change(name, Action::kPartitions, "update partition " + p->name, false, false,
+                        [&](ClusterSpec& spec) {
+                          for (auto& q : spec.partitions) {
+                            if (q.name != p->name) continue;
+                            q = *p;
+                            return Status::ok();
+                          }
+                          for (const auto& r : reservedPartitionNames({}))
+                            if (r == p->name)
+                              return invalidArgument("partition \"" + p->name +
+                                                     "\" is managed by corral and cannot be "
+                                                     "changed");
+                          return notFound("no partition named \"" + p->name + "\"");
+                        });
+    answer(res, name, after);
+  });
+
+  http_->Delete(kCluster + "/partitions/([^/]+)", [this, answer](const httplib::Request& req,
+                                                                 httplib::Response& res) {
+    std::string name = req.matches[1], partition = req.matches[2];
+    bool force = req.get_param_value("force") == "true";
+    auto current = findCluster(name);
+    if (!current.isOk()) return sendError(res, current.status());
+    json jobs = json::array();
+    bool exists = false;
+    for (const auto& q : current->spec.partitions) exists = exists || q.name == partition;
+    if (exists && current->status == ClusterStatus::kRunning) {
+      auto queued = reconciler_.jobsOn(name, {"-p", partition});
+      if (queued.isOk())
+        for (const auto& j : *queued) jobs.push_back(j);
+      if (!jobs.empty() && !force)
+        return sendError(res, failedPrecondition(
+                                  "partition \"" + partition + "\" has " +
+                                  std::to_string(jobs.size()) +
+                                  " pending or running jobs; wait for them, or delete with "
+                                  "--force (running jobs keep running; pending ones are left "
+                                  "without a partition and fail)"));
+    }
+    auto after = change(name, Action::kPartitions, "delete partition " + partition, false, false,
+                        [&](ClusterSpec& spec) {
+                          for (auto it = spec.partitions.begin(); it != spec.partitions.end(); ++it) {
+                            if (it->name != partition) continue;
+                            spec.partitions.erase(it);
+                            return Status::ok();
+                          }
+                          for (const auto& r : reservedPartitionNames(current->platformPartitions))
+                            if (r == partition)
+                              return invalidArgument("partition \"" + partition +
+                                                     "\" is managed by corral and cannot be "
+                                                     "deleted");
+                          return notFound("no partition named \"" + partition + "\"");
+                        });
+    answer(res, name, after, {{"jobsInPartition", jobs}});
+  });
+
+  http_->Get("/api/v1/slurm-params", [](const httplib::Request&, httplib::Response& res) {
+    json conf = json::array(), part = json::array();
+    for (const auto& d : slurmConfParams()) conf.push_back(paramDefToJson(d));
+    for (const auto& d : partitionParams()) part.push_back(paramDefToJson(d));
+    sendJson(res, 200, {{"slurmConf", conf}, {"partition", part}});
+  });
+
+  http_->Get(kCluster + "/config", [this](const httplib::Request& req, httplib::Response& res) {
+    auto r = findCluster(req.matches[1]);
+    if (!r.isOk()) return sendError(res, r.status());
+    sendJson(res, 200,
+             {{"slurmConf", r->spec.slurmConf},
+              {"revision", r->revision},
+              {"appliedRevision", r->appliedRevision}});
+  });
+
+  // {"set": {Key: Value}, "unset": [Key]}.
+  auto readConfigChange = [](const httplib::Request& req, std::map<std::string, std::string>* set,
+                             std::vector<std::string>* unset) -> Status {
+    ASSIGN_OR_RETURN(json body, jsonBody(req, /*emptyIsObject=*/true));
+    RETURN_IF_ERROR(rejectUnknownFields(body, {"set", "unset"}));
+    RETURN_IF_ERROR(readSettings(body, "set", set));
+    return readNames(body, "unset", unset);
+  };
+
+  http_->Patch(kCluster + "/config", [this, answer, readConfigChange](const httplib::Request& req,
+                                                                      httplib::Response& res) {
+    std::string name = req.matches[1];
+    std::map<std::string, std::string> set;
+    std::vector<std::string> unset;
+    if (Status s = readConfigChange(req, &set, &unset); !s.isOk()) return sendError(res, s);
+    if (set.empty() && unset.empty())
+      return sendError(res, invalidArgument("nothing to change: give Key=Value settings to set "
+                                            "or keys to unset"));
+    auto after = change(name, Action::kConfig, "config " + describeSettings(set, unset), false,
+                        false, [&](ClusterSpec& spec) { return editConfig(spec, set, unset); });
+    answer(res, name, after);
+  });
+
+  // What applying the cluster's desired revision, plus the change in the
+  // body if any, would do to the rendered files.
+  http_->Post(kCluster + "/config/diff", [this, readConfigChange](const httplib::Request& req,
+                                                                  httplib::Response& res) {
+    std::string name = req.matches[1];
+    std::map<std::string, std::string> set;
+    std::vector<std::string> unset;
+    if (Status s = readConfigChange(req, &set, &unset); !s.isOk()) return sendError(res, s);
+    auto r = findCluster(name);
+    if (!r.isOk()) return sendError(res, r.status());
+    ClusterRecord next = *r;
+    if (Status s = editConfig(next.spec, set, unset); !s.isOk()) return sendError(res, s);
+    if (Status s = normalizeSlurmSettings(next.spec, r->platformPartitions); !s.isOk())
+      return sendError(res, s);
+    ClusterRecord applied = *r;
+    auto history = store_.listRevisions(name);
+    if (history.isOk())
+      for (const auto& rev : *history)
+        if (rev.number == r->appliedRevision) applied.spec = rev.spec;
+    auto planned = planNodes(next.spec, next.subnet, r->nodes);
+    if (!planned.isOk()) return sendError(res, planned.status());
+    next.nodes = *planned;
+    auto before = renderCluster(applied);
+    auto after = renderCluster(next);
+    if (!before.isOk() || !after.isOk())
+      return sendError(res, before.isOk() ? after.status() : before.status());
+    std::string diff;
+    for (const auto& [path, file] : after->files) {
+      auto old = before->files.find(path);
+      diff += unifiedDiff(old == before->files.end() ? "" : old->second.content, file.content,
+                          "a/" + path, "b/" + path);
+    }
+    sendJson(res, 200,
+             {{"diff", diff},
+              {"restartsSlurmctld", controllerRestartKey(applied) != controllerRestartKey(next)}});
+  });
+
+  http_->Put(kCluster + "/ssh-keys", [this, answer](const httplib::Request& req,
+                                                    httplib::Response& res) {
+    std::string name = req.matches[1];
+    auto body = jsonBody(req);
+    if (!body.isOk()) return sendError(res, body.status());
+    std::vector<std::string> keys;
+    if (Status s = rejectUnknownFields(*body, {"sshKeys"}); !s.isOk()) return sendError(res, s);
+    if (Status s = readNames(*body, "sshKeys", &keys); !s.isOk()) return sendError(res, s);
+    if (keys.empty())
+      return sendError(res, invalidArgument("give at least one --ssh-key; without one nobody "
+                                            "could log in"));
+    auto after = change(name, Action::kSetKeys,
+                        "set " + std::to_string(keys.size()) + " SSH keys for root", false, false,
+                        [&](ClusterSpec& spec) {
+                          spec.sshKeys = keys;
+                          return Status::ok();
+                        });
+    answer(res, name, after);
+  });
+
+  http_->Post(kCluster + "/login/restart", [this, answer](const httplib::Request& req,
+                                                          httplib::Response& res) {
+    std::string name = req.matches[1];
+    auto after = change(name, Action::kLoginRestart, "restart the login service", false, true,
+                        [&](ClusterSpec& spec) {
+                          spec.loginGeneration += 1;
+                          return Status::ok();
+                        });
+    answer(res, name, after);
+  });
+
+  http_->Post(kCluster + "/reconfigure", [this, answer](const httplib::Request& req,
+                                                        httplib::Response& res) {
+    std::string name = req.matches[1];
+    auto r = findCluster(name);
+    if (!r.isOk()) return sendError(res, r.status());
+    if (r->status == ClusterStatus::kCreating) {
+      (void)store_.appendEvent({0, name, clock_.unixMillis(), "Normal", "ReconfigureRequested",
+                                "reconfigure requested while creating: another creation pass"});
+      reconciler_.enqueue(name);
+      return sendJson(res, 202, changeView(*r, false, {}));
+    }
+    auto after = change(name, Action::kReconfigure,
+                        "reconfigure: apply revision " + std::to_string(r->revision) + " again",
+                        false, true, [](ClusterSpec&) { return Status::ok(); });
+    answer(res, name, after);
+  });
+
+  http_->Post(kCluster + "/terminate", [this](const httplib::Request& req, httplib::Response& res) {
+    std::string name = req.matches[1];
+    for (int attempt = 0;; ++attempt) {
+      auto r = findCluster(name);
+      if (!r.isOk()) return sendError(res, r.status());
+      if (Status s = checkAction(Action::kTerminate, name, r->status); !s.isOk())
+        return sendError(res, s);
+      ClusterRecord next = *r;
+      next.status = ClusterStatus::kTerminating;
+      next.phase = "queued";
+      next.updatedAt = clock_.unixMillis() / 1000;
+      auto stored = store_.updateCluster(next);
+      if (stored.isOk()) {
+        (void)store_.appendEvent(
+            {0, name, clock_.unixMillis(), "Normal", "TerminateRequested", "terminate requested"});
+        reconciler_.enqueue(name);
+        return sendJson(res, 202, clusterView(*stored, {}));
+      }
+      if (stored.status().code() != Code::kConflict || attempt > 10)
+        return sendError(res, stored.status());
+    }
+  });
+
+  http_->Post(kCluster + "/clone", [this](const httplib::Request& req, httplib::Response& res) {
+    std::string name = req.matches[1];
+    auto body = jsonBody(req);
+    if (!body.isOk()) return sendError(res, body.status());
+    if (Status s = rejectUnknownFields(*body, {"name"}); !s.isOk()) return sendError(res, s);
+    auto to = body->find("name");
+    if (to == body->end() || !to->is_string())
+      return sendError(res, invalidArgument("field \"name\" (the new cluster's name) is required"));
+    auto r = findCluster(name);
+    if (!r.isOk()) return sendError(res, r.status());
+    if (Status s = checkAction(Action::kClone, name, r->status); !s.isOk()) return sendError(res, s);
+    ClusterSpec spec = r->spec;
+    spec.name = to->get<std::string>();
+    auto created = createCluster(spec, "clone of \"" + name + "\" (revision " +
+                                           std::to_string(r->revision) + ")");
+    if (!created.isOk()) return sendError(res, created.status());
+    sendJson(res, 201, clusterView(*created, {}));
+  });
+}
+
+}  // namespace corral

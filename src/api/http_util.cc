@@ -1,0 +1,60 @@
+#include "api/http_util.h"
+
+#include "common/actions.h"
+#include "common/spec_json.h"
+
+namespace corral {
+
+using nlohmann::json;
+
+void sendJson(httplib::Response& res, int status, const json& body) {
+  res.status = status;
+  res.set_content(body.dump(2) + "\n", "application/json");
+}
+
+void sendError(httplib::Response& res, const Status& s) {
+  sendJson(res, httpStatus(s.code()),
+           {{"error", {{"code", codeName(s.code())}, {"message", s.message()}}}});
+}
+
+StatusOr<json> jsonBody(const httplib::Request& req, bool emptyIsObject) {
+  if (emptyIsObject && req.body.empty()) return json::object();
+  json body = json::parse(req.body, nullptr, false);
+  if (body.is_discarded() || !body.is_object())
+    return invalidArgument("request body must be a JSON object");
+  return body;
+}
+
+json clusterView(const ClusterRecord& r, const std::map<std::string, NodeObservation>& observed) {
+  json nodes = json::array();
+  for (const auto& n : r.nodes) {
+    json v = nodeToJson(n);
+    v["gpus"] = n.group == kGpuGroup ? r.spec.gpusPerNode : 0;
+    auto it = observed.find(n.name);
+    v["state"] = it == observed.end() ? "" : it->second.state;
+    v["reason"] = it == observed.end() ? "" : it->second.reason;
+    nodes.push_back(v);
+  }
+  json actions = json::object();
+  for (Action a : allActions()) {
+    Status s = checkAction(a, r.spec.name, r.status);
+    actions[actionKey(a)] = s.isOk() ? json{{"allowed", true}}
+                                     : json{{"allowed", false}, {"reason", s.message()}};
+  }
+  return {{"name", r.spec.name},
+          {"status", statusName(r.status)},
+          {"phase", r.phase},
+          {"reason", r.reason},
+          {"revision", r.revision},
+          {"appliedRevision", r.appliedRevision},
+          {"spec", specToJson(r.spec)},
+          {"platformPartitions", r.platformPartitions},
+          {"subnet", r.subnet},
+          {"login", {{"address", r.loginAddress}, {"port", 22}, {"hostKey", r.loginHostKey}}},
+          {"nodes", nodes},
+          {"actions", actions},
+          {"createdAt", r.createdAt},
+          {"updatedAt", r.updatedAt}};
+}
+
+}  // namespace corral

@@ -1,0 +1,34 @@
+#pragma once
+
+// Helpers shared by the API's route files: JSON responses, errors in the
+// API's error shape, request bodies and the JSON view of a cluster.
+
+#include <httplib.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "corral/spec.h"
+#include "corral/status.h"
+#include "reconcile/reconciler.h"
+
+namespace corral {
+
+inline constexpr size_t kMaxRequestBody = 1 << 20;
+
+void sendJson(httplib::Response& res, int status, const nlohmann::json& body);
+
+// {"error": {"code": "InvalidArgument", "message": "…"}} with the code's
+// HTTP status.
+void sendError(httplib::Response& res, const Status& s);
+
+// The request body as a JSON object; InvalidArgument otherwise. An empty
+// body is an empty object when `emptyIsObject`.
+StatusOr<nlohmann::json> jsonBody(const httplib::Request& req, bool emptyIsObject = false);
+
+// The API's `Cluster` (docs/api.md), with the actions its status allows.
+nlohmann::json clusterView(const ClusterRecord& r,
+                           const std::map<std::string, NodeObservation>& observed);
+
+}  // namespace corral
