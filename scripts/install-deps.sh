@@ -15,7 +15,7 @@ PACKAGES=(
   # What corral's local runtime drives
   iproute2 util-linux procps coreutils
   # Used by tests and benchmarks
-  curl
+  curl jq bc
 )
 
 if [[ $(id -u) -ne 0 ]]; then
