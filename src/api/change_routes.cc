@@ -233,7 +233,8 @@ void ApiServer::changeRoutes() {
                       {"options", {{"MaxTime", "INFINITE"}}}});
     };
     std::vector<std::string> gpu, cpu;
-    for (const auto& n : r->nodes) (n.group == kGpuGroup ? gpu : cpu).push_back(n.name);
+    for (const auto& n : nodeNamesOf(r->spec))
+      (n.rfind(kGpuGroup, 0) == 0 ? gpu : cpu).push_back(n);
     platform("all", "ALL", !userDefault);
     if (!gpu.empty()) platform(kGpuGroup, compressHostlist(gpu), false);
     if (!cpu.empty()) platform(kCpuGroup, compressHostlist(cpu), false);
