@@ -12,29 +12,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
-bin=$(pwd)/build
-data=/var/lib/corral-bench-changes-$$
-port=$((19000 + $$ % 1000))
-server=http://127.0.0.1:$port
-export HOME=$data-home
-mkdir -p "$HOME"
-"$bin/corrald" --data-dir "$data" --listen 127.0.0.1:$port --subnet-pool 172.26.0.0/16 \
-  > "$data.log" 2>&1 &
-pid=$!
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
 cleanup() {
-  "$bin/corral" --server "$server" cluster delete bench --wait >/dev/null 2>&1 || true
-  kill "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-  if [[ -n $(ls "$data/clusters" 2>/dev/null) ]]; then
-    echo "bench: clusters left in $data; start corrald --data-dir $data and delete them" >&2
-  else
-    rm -rf "$data" "$HOME" "$data.log"
-  fi
+  corral cluster delete bench --wait >/dev/null 2>&1 || true
+  stop_corrald
 }
+start_corrald "/var/lib/corral-bench-changes-$$" $((19000 + $$ % 1000)) 172.26.0.0/16
 trap cleanup EXIT
-for _ in $(seq 300); do curl -fsS "$server/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
-corral() { "$bin/corral" --server "$server" "$@"; }
-now() { date +%s.%N; }
+wait_for_corrald
 
 corral cluster create bench --gpu-nodes 4 --wait >/dev/null
 # A job that runs through every change; it must still be running at the end.
@@ -55,7 +41,7 @@ server_seconds() {
     | (($t1 - $t0) / 1000)'
 }
 
-declare -A server cli
+declare -A server_times cli_times
 measure() {  # NAME EXPECTED-EXIT COMMAND...
   local name=$1 expect=$2
   shift 2
@@ -67,8 +53,8 @@ measure() {  # NAME EXPECTED-EXIT COMMAND...
     echo "bench: $name exited $rc, expected $expect" >&2
     exit 1
   fi
-  server[$name]+="$(server_seconds) "
-  cli[$name]+="$(echo "$t1 - $t0" | bc) "
+  server_times[$name]+="$(server_seconds) "
+  cli_times[$name]+="$(echo "$t1 - $t0" | bc) "
 }
 
 for r in $(seq "$rounds"); do
@@ -87,7 +73,7 @@ echo "| change | server median (s) | server, each round (s) | CLI median (s) |"
 echo "|---|---|---|---|"
 for name in "scale-up 4→6" "scale-down 6→4" "partition create" "partition delete" \
             "config set (accepted)" "config set (refused + rollback)"; do
-  echo "| $name | $(echo "${server[$name]}" | median) | ${server[$name]} | $(echo "${cli[$name]}" | median) |"
+  echo "| $name | $(echo "${server_times[$name]}" | median) | ${server_times[$name]} | $(echo "${cli_times[$name]}" | median) |"
 done
 echo
 echo "The job submitted before the first change is $state after all of them."

@@ -9,32 +9,18 @@ rounds=${1:-3}
 shift || true
 sizes=("${@:-4 32}")
 read -r -a sizes <<< "${sizes[*]}"
-bin=$(pwd)/build
-data=/var/lib/corral-bench-$$
-port=$((18000 + $$ % 1000))
-server=http://127.0.0.1:$port
-export HOME=$data-home
-mkdir -p "$HOME"
-"$bin/corrald" --data-dir "$data" --listen 127.0.0.1:$port --subnet-pool 172.28.0.0/16 \
-  > "$data.log" 2>&1 &
-pid=$!
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
 cleanup() {
   for c in $(ls "$data/clusters" 2>/dev/null); do
-    "$bin/corral" --server "$server" cluster delete "$c" --wait >/dev/null 2>&1 || true
+    corral cluster delete "$c" --wait >/dev/null 2>&1 || true
   done
-  kill "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-  if [[ -n $(ls "$data/clusters" 2>/dev/null) ]]; then
-    echo "bench: clusters left in $data; start corrald --data-dir $data and delete them" >&2
-  else
-    rm -rf "$data" "$HOME" "$data.log" "$data".events-*
-  fi
+  stop_corrald "$data".events-*
 }
+start_corrald "/var/lib/corral-bench-$$" $((18000 + $$ % 1000)) 172.28.0.0/16
 trap cleanup EXIT
-for _ in $(seq 300); do curl -fsS "$server/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
-corral() { "$bin/corral" --server "$server" "$@"; }
+wait_for_corrald
 
-now() { date +%s.%N; }
 pod_rss_kb() {  # Sum of RSS of every process in one pod's PID namespace.
   local p=$1 ns total=0
   ns=$(readlink "/proc/$p/ns/pid_for_children" 2>/dev/null || readlink "/proc/$p/ns/pid")

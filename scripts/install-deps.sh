@@ -14,6 +14,8 @@ PACKAGES=(
   openssh-server openssh-client libslurm-dev slurm-wlm-plugins-dev
   # What corral's local runtime drives
   iproute2 util-linux procps coreutils
+  # Login users (corral user add) on every pod, from rendered files
+  libnss-extrausers
   # Used by tests and benchmarks
   curl jq bc
 )

@@ -106,6 +106,17 @@ class Runtime {
   // directory; each file is replaced atomically. Files not named are kept.
   virtual Status writeFiles(const std::string& cluster, const RenderedFiles& files) = 0;
 
+  // Appends `text` to a file in the cluster's directory, creating it (a pod's
+  // simulated kernel log, for example).
+  virtual Status appendFile(const std::string& cluster, const std::string& path,
+                            const std::string& text) = 0;
+
+  // Creates a directory in the cluster's directory (and its parents) owned by
+  // uid:gid with `mode`, or fixes an existing one's owner and mode: a login
+  // user's home on the cluster's shared storage.
+  virtual Status prepareDirectory(const std::string& cluster, const std::string& path, int uid,
+                                  int gid, int mode) = 0;
+
   // Reads a file from the cluster's directory (e.g. a public host key).
   virtual StatusOr<std::string> readFile(const std::string& cluster, const std::string& path) = 0;
 
@@ -122,6 +133,14 @@ class Runtime {
   // Stops the pod (SIGTERM to its daemons, then SIGKILL after a grace period)
   // and erases its ephemeral directories. OK if it did not exist.
   virtual Status stopPod(const std::string& cluster, const std::string& pod) = 0;
+
+  // Brings a running pod's mounts to `desired.mounts` without recreating it
+  // (attaching or detaching a volume): mounts what is missing, unmounts what
+  // is gone, remounts what changed. Processes already running keep the view
+  // they had only where they made a mount namespace of their own (a Slurm
+  // job's); everything started afterwards sees the new mounts. OK if the pod
+  // already has them; Unavailable if it is not running.
+  virtual Status updateMounts(const PodSpec& desired) = 0;
 
   // Restarts one daemon of a running pod at once (no back-off) and waits
   // until its replacement is ready again, at most `timeout`. The pod's other

@@ -37,6 +37,41 @@ struct PartitionSpec {
   bool operator==(const PartitionSpec&) const = default;
 };
 
+// Volume types of the seed's storage table. A dataset is mounted read-only.
+inline constexpr const char* kVolumeTypes[] = {"pfs", "sfs", "weka", "dataset"};
+inline constexpr int kMaxVolumesPerCluster = 16;
+inline constexpr int kMaxLoginUsers = 256;
+
+// A volume: a host directory that outlives clusters.
+struct Volume {
+  std::string name;
+  std::string type;      // pfs | sfs | weka | dataset
+  std::string hostPath;  // Absolute: --source, or <data dir>/volumes/<name>.
+  bool managed = true;   // corral made hostPath (and removes it with the volume).
+  int64_t createdAt = 0;
+  bool operator==(const Volume&) const = default;
+};
+
+// A volume attached to a cluster: mounted at `path` on the login node and
+// every worker. `hostPath` and `readOnly` are copied from the volume when it
+// is attached, so that rendering never needs the volume table.
+struct VolumeAttachment {
+  std::string volume;
+  std::string path;
+  std::string hostPath;
+  bool readOnly = false;
+  bool operator==(const VolumeAttachment&) const = default;
+};
+
+// A login user (login user management): the same uid on the login node and
+// every worker, home on the cluster's shared storage.
+struct LoginUser {
+  std::string name;
+  int uid = 0;
+  std::vector<std::string> sshKeys;
+  bool operator==(const LoginUser&) const = default;
+};
+
 // What the user declared. Every accepted change produces a new revision of it.
 struct ClusterSpec {
   std::string name;
@@ -52,6 +87,13 @@ struct ClusterSpec {
   std::map<std::string, std::string> slurmConf;
   // Bumped by `corral login restart`: a new value recreates the login pod.
   int loginGeneration = 0;
+  // Bumped by `corral controller restart`: recreates the controller pod
+  // (slurmctld saves the queue on the way down and reads it back).
+  int controllerGeneration = 0;
+  // Bumped per node by `corral node reboot`: a new value recreates that pod.
+  std::map<std::string, int> nodeGenerations;
+  std::vector<VolumeAttachment> volumes;
+  std::vector<LoginUser> users;
   bool operator==(const ClusterSpec&) const = default;
 };
 

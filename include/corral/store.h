@@ -57,6 +57,14 @@ class Store {
   // NotFound if the cluster or the revision does not exist.
   virtual Status setRevisionState(const std::string& cluster, int64_t revision,
                                   RevisionState state, const std::string& error) = 0;
+
+  // Volumes, by unique name. createVolume is Conflict if the name is taken;
+  // get and delete are NotFound if it is not. Which clusters use a volume is
+  // in their specs, not here.
+  virtual StatusOr<Volume> createVolume(const Volume& volume) = 0;
+  virtual StatusOr<Volume> getVolume(const std::string& name) = 0;
+  virtual StatusOr<std::vector<Volume>> listVolumes() = 0;  // By name.
+  virtual Status deleteVolume(const std::string& name) = 0;
 };
 
 // Opens (creating if needed) the SQLite database at `path`. Thread-safe: the

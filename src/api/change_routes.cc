@@ -106,11 +106,16 @@ Status editConfig(ClusterSpec& spec, const std::map<std::string, std::string>& s
   return Status::ok();
 }
 
+// "MinJobAge=60 unset KillWait", with the parameters' canonical names.
 std::string describeSettings(const std::map<std::string, std::string>& set,
                              const std::vector<std::string>& unset) {
+  auto canonical = [](const std::string& k) {
+    const ParamDef* d = findSlurmConfParam(k);
+    return d ? d->name : k;
+  };
   std::string out;
-  for (const auto& [k, v] : set) out += (out.empty() ? "" : " ") + k + "=" + v;
-  for (const auto& k : unset) out += (out.empty() ? "unset " : " unset ") + k;
+  for (const auto& [k, v] : set) out += (out.empty() ? "" : " ") + canonical(k) + "=" + v;
+  for (const auto& k : unset) out += (out.empty() ? "unset " : " unset ") + canonical(k);
   return out;
 }
 
@@ -200,8 +205,11 @@ void ApiServer::changeRoutes() {
       if (running.isOk())
         for (const auto& j : *running) jobs.push_back(j);
     }
-    std::string message = "scale to " + std::to_string(next.gpuNodes) + " GPU nodes and " +
-                          std::to_string(next.cpuNodes) + " CPU nodes";
+    auto count = [](int n, const char* what) {
+      return std::to_string(n) + " " + what + (n == 1 ? " node" : " nodes");
+    };
+    std::string message = "scale to " + count(next.gpuNodes, "GPU") + " and " +
+                          count(next.cpuNodes, "CPU");
     if (force) message += " (--force)";
     auto after = change(name, Action::kScale, message, force, false, [&](ClusterSpec& spec) {
       spec.gpuNodes = next.gpuNodes;
@@ -209,8 +217,16 @@ void ApiServer::changeRoutes() {
       prunePartitionNodes(spec);
       return Status::ok();
     });
+    json shrunk = json::array();
+    if (after.isOk()) {
+      for (const auto& before : current->spec.partitions)
+        for (const auto& now : after->record.spec.partitions)
+          if (now.name == before.name && now.nodes != before.nodes && !now.nodes.empty())
+            shrunk.push_back(before.name + ": " + before.nodes + " -> " + now.nodes);
+    }
     json extra = {{"removedNodes", removed.empty() ? "" : compressHostlist(removed)},
                   {"emptiedPartitions", emptied},
+                  {"shrunkPartitions", shrunk},
                   {"jobsOnRemovedNodes", jobs},
                   {"jobsWillBe", jobs.empty() ? "none" : force ? "cancelled" : "waited for"}};
     answer(res, name, after, extra);
@@ -432,7 +448,9 @@ void ApiServer::changeRoutes() {
       return sendError(res, invalidArgument("give at least one --ssh-key; without one nobody "
                                             "could log in"));
     auto after = change(name, Action::kSetKeys,
-                        "set " + std::to_string(keys.size()) + " SSH keys for root", false, false,
+                        "set " + std::to_string(keys.size()) +
+                            (keys.size() == 1 ? " SSH key" : " SSH keys") + " for root",
+                        false, false,
                         [&](ClusterSpec& spec) {
                           spec.sshKeys = keys;
                           return Status::ok();
@@ -446,6 +464,17 @@ void ApiServer::changeRoutes() {
     auto after = change(name, Action::kLoginRestart, "restart the login service", false, true,
                         [&](ClusterSpec& spec) {
                           spec.loginGeneration += 1;
+                          return Status::ok();
+                        });
+    answer(res, name, after);
+  });
+
+  http_->Post(kCluster + "/controller/restart", [this, answer](const httplib::Request& req,
+                                                               httplib::Response& res) {
+    std::string name = req.matches[1];
+    auto after = change(name, Action::kControllerRestart, "restart the controller", false, true,
+                        [&](ClusterSpec& spec) {
+                          spec.controllerGeneration += 1;
                           return Status::ok();
                         });
     answer(res, name, after);

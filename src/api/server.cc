@@ -22,6 +22,7 @@ ApiServer::ApiServer(Store& store, Reconciler& reconciler, Clock& clock, ApiOpti
       http_(new httplib::Server) {
   routes();
   changeRoutes();
+  nodeRoutes();
 }
 
 StatusOr<ClusterRecord> ApiServer::createCluster(ClusterSpec spec, const std::string& why) {
@@ -99,6 +100,10 @@ void ApiServer::routes() {
       sendError(res, notFound("no such endpoint: " + req.method + " " + req.path));
     else if (res.status == 413)
       sendError(res, invalidArgument("request body too large (limit 1 MiB)"));
+    else if (res.status == 400 && !req.has_header("Content-Length") &&
+             !req.has_header("Transfer-Encoding") && req.method != "GET" && req.method != "DELETE")
+      sendError(res, invalidArgument(req.method + " needs a Content-Length header; send an empty "
+                                                  "body (curl -d '') when there is nothing to send"));
     else if (res.status >= 400)
       sendError(res, Status(res.status >= 500 ? Code::kInternal : Code::kInvalidArgument,
                             "bad request"));

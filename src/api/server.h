@@ -24,6 +24,8 @@ struct ApiOptions {
   // Extra platform partitions every new cluster gets (corrald's
   // --platform-partition), covering all nodes, e.g. "llm".
   std::vector<std::string> platformPartitions;
+  // corrald's --data-dir: volumes without a --source live in <dataDir>/volumes.
+  std::string dataDir;
 };
 
 class ApiServer {
@@ -44,6 +46,8 @@ class ApiServer {
   void routes();
   // src/api/change_routes.cc: everything that makes a new revision.
   void changeRoutes();
+  // src/api/node_routes.cc: volumes, nodes, login users.
+  void nodeRoutes();
   StatusOr<ClusterRecord> findCluster(const std::string& name);
   StatusOr<ClusterRecord> createCluster(ClusterSpec spec, const std::string& why);
   // Makes the next revision of a cluster: checks that its status allows

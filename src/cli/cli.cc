@@ -16,8 +16,11 @@
 #include "cli/config_cmd.h"
 #include "cli/events_cmd.h"
 #include "cli/login_cmd.h"
+#include "cli/node_cmd.h"
 #include "cli/partition_cmd.h"
 #include "cli/ssh_cmd.h"
+#include "cli/user_cmd.h"
+#include "cli/volume_cmd.h"
 
 namespace corral {
 namespace {
@@ -65,6 +68,9 @@ int runCliOrThrow(const std::vector<std::string>& args, CliContext& ctx) {
   addPartitionCommands(app, chosen);
   addConfigCommands(app, chosen);
   addLoginCommands(app, chosen);
+  addVolumeCommands(app, chosen);
+  addNodeCommands(app, chosen);
+  addUserCommands(app, chosen);
 
   std::string eventsName;
   OutputFormat eventsFormat = OutputFormat::kTable;
@@ -93,11 +99,18 @@ int runCliOrThrow(const std::vector<std::string>& args, CliContext& ctx) {
 
   CLI::App* versionCmd = app.add_subcommand("version", "Print corral's version");
 
-  // CLI11 answers an unknown command with "A subcommand is required", which
-  // hides the real mistake; name it instead.
+  // CLI11 answers an unknown or missing command with "A subcommand is
+  // required", which hides the real mistake; name it and the choices instead.
   {
     CLI::App* level = &app;
     std::string path = "corral";
+    bool asksForHelp = false;
+    auto commandsOf = [](CLI::App* parent) {
+      std::string known;
+      for (const CLI::App* c : parent->get_subcommands({}))
+        known += (known.empty() ? "" : ", ") + c->get_name();
+      return known;
+    };
     for (size_t i = 1; i < args.size(); ++i) {
       const std::string& a = args[i];
       if (a == "--") break;
@@ -105,21 +118,24 @@ int runCliOrThrow(const std::vector<std::string>& args, CliContext& ctx) {
         ++i;
         continue;
       }
+      if (a == "-h" || a == "--help" || a == "--version") asksForHelp = true;
       if (!a.empty() && a[0] == '-') continue;
       if (level->get_subcommands({}).empty()) break;
       CLI::App* next = nullptr;
       for (CLI::App* c : level->get_subcommands({}))
         if (c->check_name(a)) next = c;
       if (next == nullptr) {
-        std::string known;
-        for (const CLI::App* c : level->get_subcommands({}))
-          known += (known.empty() ? "" : ", ") + c->get_name();
         *ctx.err << "error: unknown command \"" << path << " " << a
-                 << "\"; the commands are: " << known << "\n";
+                 << "\"; the commands are: " << commandsOf(level) << "\n";
         return 2;
       }
       level = next;
       path += " " + a;
+    }
+    if (!asksForHelp && !level->get_subcommands({}).empty()) {
+      *ctx.err << "error: \"" << path << "\" needs a command: " << commandsOf(level)
+               << "; see: " << path << " --help\n";
+      return 2;
     }
   }
 

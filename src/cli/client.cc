@@ -233,6 +233,10 @@ StatusOr<Json> ApiClient::restartLogin(const std::string& name) {
   return call(Method::kPost, clusterPath(name) + "/login/restart", "{}");
 }
 
+StatusOr<Json> ApiClient::restartController(const std::string& name) {
+  return call(Method::kPost, clusterPath(name) + "/controller/restart", "{}");
+}
+
 StatusOr<Json> ApiClient::terminateCluster(const std::string& name) {
   return call(Method::kPost, clusterPath(name) + "/terminate", "{}");
 }
@@ -273,6 +277,72 @@ StatusOr<Json> ApiClient::changeConfig(const std::string& name, const Json& requ
 
 StatusOr<Json> ApiClient::diffConfig(const std::string& name, const Json& request) {
   return call(Method::kPost, clusterPath(name) + "/config/diff", dump(request));
+}
+
+namespace {
+
+std::string volumePath(const std::string& volume) {
+  return "/api/v1/volumes/" + encodePathSegment(volume);
+}
+
+std::string nodePath(const std::string& name, const std::string& node) {
+  return clusterPath(name) + "/nodes/" + encodePathSegment(node);
+}
+
+}  // namespace
+
+StatusOr<Json> ApiClient::listVolumes() { return call(Method::kGet, "/api/v1/volumes"); }
+
+StatusOr<Json> ApiClient::getVolume(const std::string& volume) {
+  return call(Method::kGet, volumePath(volume));
+}
+
+StatusOr<Json> ApiClient::createVolume(const Json& request) {
+  return call(Method::kPost, "/api/v1/volumes", dump(request));
+}
+
+StatusOr<Json> ApiClient::deleteVolume(const std::string& volume) {
+  return call(Method::kDelete, volumePath(volume));
+}
+
+StatusOr<Json> ApiClient::attachVolume(const std::string& name, const std::string& volume,
+                                       const std::string& path) {
+  return call(Method::kPost, clusterPath(name) + "/volumes",
+              dump(Json{{"volume", volume}, {"path", path}}));
+}
+
+StatusOr<Json> ApiClient::detachVolume(const std::string& name, const std::string& volume) {
+  return call(Method::kDelete, clusterPath(name) + "/volumes/" + encodePathSegment(volume));
+}
+
+StatusOr<Json> ApiClient::listNodes(const std::string& name) {
+  return call(Method::kGet, clusterPath(name) + "/nodes");
+}
+
+StatusOr<Json> ApiClient::getNode(const std::string& name, const std::string& node) {
+  return call(Method::kGet, nodePath(name, node));
+}
+
+StatusOr<Json> ApiClient::rebootNode(const std::string& name, const std::string& node) {
+  return call(Method::kPost, nodePath(name, node) + "/reboot", "{}");
+}
+
+StatusOr<Json> ApiClient::injectXid(const std::string& name, const std::string& node, int code) {
+  return call(Method::kPost, nodePath(name, node) + "/inject-xid", dump(Json{{"code", code}}));
+}
+
+StatusOr<Json> ApiClient::listUsers(const std::string& name) {
+  return call(Method::kGet, clusterPath(name) + "/users");
+}
+
+StatusOr<Json> ApiClient::addUser(const std::string& name, const std::string& user,
+                                  const std::vector<std::string>& keys) {
+  return call(Method::kPost, clusterPath(name) + "/users",
+              dump(Json{{"name", user}, {"sshKeys", keys}}));
+}
+
+StatusOr<Json> ApiClient::removeUser(const std::string& name, const std::string& user) {
+  return call(Method::kDelete, clusterPath(name) + "/users/" + encodePathSegment(user));
 }
 
 StatusOr<Json> ApiClient::call(Method method, const std::string& path, const std::string& body) {

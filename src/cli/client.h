@@ -89,6 +89,8 @@ class ApiClient {
   StatusOr<Json> setSshKeys(const std::string& name, const std::vector<std::string>& keys);
   // POST /api/v1/clusters/{name}/login/restart.
   StatusOr<Json> restartLogin(const std::string& name);
+  // POST /api/v1/clusters/{name}/controller/restart.
+  StatusOr<Json> restartController(const std::string& name);
   // POST /api/v1/clusters/{name}/terminate → Cluster.
   StatusOr<Json> terminateCluster(const std::string& name);
   // POST /api/v1/clusters/{name}/clone with {"name": newName} → the new Cluster.
@@ -114,6 +116,45 @@ class ApiClient {
   // POST /api/v1/clusters/{name}/config/diff with {"set"?, "unset"?} →
   // {"diff", "restartsSlurmctld"}.
   StatusOr<Json> diffConfig(const std::string& name, const Json& request);
+
+  // Volumes: host directories that outlive clusters.
+
+  // GET /api/v1/volumes → {"volumes": [Volume + "attachedTo"]}.
+  StatusOr<Json> listVolumes();
+  // GET /api/v1/volumes/{volume} → Volume + "attachedTo": ["cluster:/path"].
+  StatusOr<Json> getVolume(const std::string& volume);
+  // POST /api/v1/volumes with {"name", "type", "source"?} → Volume.
+  StatusOr<Json> createVolume(const Json& request);
+  // DELETE /api/v1/volumes/{volume} → the deleted Volume; FailedPrecondition
+  // while it is attached.
+  StatusOr<Json> deleteVolume(const std::string& volume);
+  // POST /api/v1/clusters/{name}/volumes with {"volume", "path"}: a change.
+  StatusOr<Json> attachVolume(const std::string& name, const std::string& volume,
+                              const std::string& path);
+  // DELETE /api/v1/clusters/{name}/volumes/{volume}: a change.
+  StatusOr<Json> detachVolume(const std::string& name, const std::string& volume);
+
+  // Nodes.
+
+  // GET /api/v1/clusters/{name}/nodes → {"nodes": [Node]}.
+  StatusOr<Json> listNodes(const std::string& name);
+  // GET /api/v1/clusters/{name}/nodes/{node} → Node + "history": [Event].
+  StatusOr<Json> getNode(const std::string& name, const std::string& node);
+  // POST /api/v1/clusters/{name}/nodes/{node}/reboot: a change.
+  StatusOr<Json> rebootNode(const std::string& name, const std::string& node);
+  // POST /api/v1/clusters/{name}/nodes/{node}/inject-xid with {"code"} →
+  // {"node", "line"}.
+  StatusOr<Json> injectXid(const std::string& name, const std::string& node, int code);
+
+  // Login users.
+
+  // GET /api/v1/clusters/{name}/users → {"users": [{"name", "uid", "home", "sshKeys"}]}.
+  StatusOr<Json> listUsers(const std::string& name);
+  // POST /api/v1/clusters/{name}/users with {"name", "sshKeys"}: a change.
+  StatusOr<Json> addUser(const std::string& name, const std::string& user,
+                         const std::vector<std::string>& keys);
+  // DELETE /api/v1/clusters/{name}/users/{user}: a change.
+  StatusOr<Json> removeUser(const std::string& name, const std::string& user);
 
  private:
   enum class Method { kGet, kPost, kPut, kPatch, kDelete };

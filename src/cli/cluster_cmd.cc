@@ -4,7 +4,6 @@
 
 #include <memory>
 #include <ostream>
-#include <set>
 
 #include "cli/ssh_keys.h"
 
@@ -27,13 +26,6 @@ void printCluster(CliContext& ctx, const Json& cluster, OutputFormat format) {
 
 FollowOptions followOptions(const ChangeWait& wait, OutputFormat format) {
   return {!wait.noWait, wait.timeoutSeconds, format, ""};
-}
-
-// `--ssh-key FILE`, one file per flag, so that a name after it is not taken
-// for a file.
-CLI::Option* addSshKeyOption(CLI::App* cmd, std::vector<std::string>* files,
-                             const std::string& help) {
-  return cmd->add_option("--ssh-key", *files, help)->type_name("FILE")->allow_extra_args(false);
 }
 
 void addCreate(CLI::App* cluster, Command& chosen) {
@@ -201,20 +193,6 @@ Json buildScaleRequest(const ScaleOptions& options) {
   if (options.cpuNodes) body["cpuNodes"] = *options.cpuNodes;
   if (options.force) body["force"] = true;
   return body;
-}
-
-StatusOr<std::vector<std::string>> collectSshKeys(const std::vector<std::string>& files,
-                                                  const std::string& home, std::ostream& err) {
-  if (files.empty()) return corralPublicKeys(home, err);
-  std::vector<std::string> keys;
-  std::set<std::string> seen;
-  for (const auto& file : files) {
-    ASSIGN_OR_RETURN(std::vector<std::string> fileKeys, readPublicKeyFile(expandHome(file, home)));
-    for (auto& k : fileKeys) {
-      if (seen.insert(k).second) keys.push_back(std::move(k));
-    }
-  }
-  return keys;
 }
 
 Status clusterCreate(ApiClient& api, CliContext& ctx, const CreateOptions& options) {

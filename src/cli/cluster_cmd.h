@@ -12,6 +12,7 @@
 #include "cli/command.h"
 #include "cli/context.h"
 #include "cli/output.h"
+#include "cli/ssh_keys.h"
 #include "cli/waiting.h"
 #include "corral/spec.h"
 #include "corral/status.h"
@@ -80,12 +81,6 @@ Json buildCreateRequest(const CreateOptions& options, const std::vector<std::str
 
 // The scale body: only the counts given, and "force" when set.
 Json buildScaleRequest(const ScaleOptions& options);
-
-// The keys to send: every key of every `files` entry ("~/" expanded against
-// `home`) in order, duplicates dropped; corral's own key when `files` is
-// empty. Fails, naming the file, before anything is sent.
-StatusOr<std::vector<std::string>> collectSshKeys(const std::vector<std::string>& files,
-                                                  const std::string& home, std::ostream& err);
 
 Status clusterCreate(ApiClient& api, CliContext& ctx, const CreateOptions& options);
 Status clusterList(ApiClient& api, CliContext& ctx, OutputFormat format);

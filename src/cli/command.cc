@@ -47,6 +47,11 @@ CLI::Option* addNameArgument(CLI::App* cmd, std::string* name, const std::string
           "non-empty"));
 }
 
+CLI::Option* addSshKeyOption(CLI::App* cmd, std::vector<std::string>* files,
+                             const std::string& help) {
+  return cmd->add_option("--ssh-key", *files, help)->type_name("FILE")->allow_extra_args(false);
+}
+
 CLI::Option* addTimeoutOption(CLI::App* cmd, int* seconds, const std::string& help) {
   return cmd->add_option("--timeout", *seconds, help)
       ->check(kPositiveSeconds)

@@ -9,6 +9,7 @@
 #include <functional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "cli/client.h"
 #include "cli/context.h"
@@ -28,6 +29,11 @@ CLI::Option* addOutputOption(CLI::App* cmd, OutputFormat* format);
 // empty name would address the collection instead of one thing.
 CLI::Option* addNameArgument(CLI::App* cmd, std::string* name, const std::string& label = "NAME",
                              const std::string& help = "Cluster name");
+
+// `--ssh-key FILE`, one file per flag, so that a name after it is not taken
+// for a file.
+CLI::Option* addSshKeyOption(CLI::App* cmd, std::vector<std::string>* files,
+                             const std::string& help);
 
 // `--timeout SECONDS` for a wait, positive.
 CLI::Option* addTimeoutOption(CLI::App* cmd, int* seconds, const std::string& help);

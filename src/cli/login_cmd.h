@@ -1,7 +1,8 @@
 #pragma once
 
-// `corral login restart`: recreate a cluster's login node, as a change of its
-// own (a new revision), e.g. when logins hang.
+// `corral login restart` and `corral controller restart`: recreate a
+// cluster's login node or controller, each as a change of its own (a new
+// revision), e.g. when logins hang.
 
 #include <CLI/CLI.hpp>
 #include <string>
@@ -14,7 +15,7 @@
 
 namespace corral {
 
-// Adds `login` and its subcommands to `app`; the one the user picks sets
+// Adds `login` and `controller` and their `restart` subcommands to `app`; the one the user picks sets
 // `chosen`, which must outlive `app`'s parse.
 void addLoginCommands(CLI::App& app, Command& chosen);
 

@@ -10,8 +10,6 @@ namespace {
 
 constexpr const char* kNone = "-";
 
-std::string orNone(const std::string& s) { return s.empty() ? kNone : s; }
-
 std::string sanitizeCell(const std::string& s) {
   std::string out = s;
   for (char& c : out) {
@@ -31,12 +29,6 @@ size_t displayWidth(const std::string& s) {
   return n;
 }
 
-std::string jsonIntText(const Json& j, const char* key) {
-  const Json& v = jsonChild(j, key);
-  if (v.is_number_integer() || v.is_number_unsigned()) return std::to_string(v.get<int64_t>());
-  return kNone;
-}
-
 std::string loginCommand(const Json& cluster) {
   const Json& login = jsonChild(cluster, "login");
   std::string address = jsonString(login, "address");
@@ -48,6 +40,14 @@ std::string loginCommand(const Json& cluster) {
 }
 
 }  // namespace
+
+std::string orNone(const std::string& s) { return s.empty() ? kNone : s; }
+
+std::string jsonIntText(const Json& j, const char* key) {
+  const Json& v = jsonChild(j, key);
+  if (v.is_number_integer() || v.is_number_unsigned()) return std::to_string(v.get<int64_t>());
+  return kNone;
+}
 
 std::string jsonString(const Json& j, const char* key, const std::string& fallback) {
   const Json& v = jsonChild(j, key);
@@ -116,6 +116,16 @@ std::string renderJson(const Json& j) {
   return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
+std::string renderFields(const std::vector<std::pair<std::string, std::string>>& fields) {
+  std::string out;
+  for (const auto& [key, value] : fields) {
+    std::string label = key + ":";
+    out += label + std::string(12 - std::min<size_t>(label.size(), 11), ' ') + sanitizeCell(value) +
+           "\n";
+  }
+  return out;
+}
+
 std::string clusterListTable(const Json& body, int64_t nowUnixSeconds) {
   const Json& clusters = jsonChild(body, "clusters");
   if (!clusters.is_array() || clusters.empty()) {
@@ -173,12 +183,7 @@ std::string clusterDetail(const Json& cluster, int64_t nowUnixSeconds) {
     fields.emplace_back("Age", formatAge(nowUnixSeconds - created));
   }
 
-  std::string out;
-  for (const auto& [key, value] : fields) {
-    std::string label = key + ":";
-    out += label + std::string(12 - std::min<size_t>(label.size(), 11), ' ') + sanitizeCell(value) +
-           "\n";
-  }
+  std::string out = renderFields(fields);
   const Json& nodes = jsonChild(cluster, "nodes");
   if (!nodes.is_array() || nodes.empty()) {
     out += "Nodes:      none yet\n";

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/client.h"
@@ -19,6 +20,12 @@ enum class OutputFormat { kTable, kJson };
 std::string jsonString(const Json& j, const char* key, const std::string& fallback = "");
 int64_t jsonInt(const Json& j, const char* key, int64_t fallback = 0);
 const Json& jsonChild(const Json& j, const char* key);
+
+// `s`, or "-" when it is empty: how a table shows a missing value.
+std::string orNone(const std::string& s);
+
+// The integer at `key` as text, or "-" when it is missing or not an integer.
+std::string jsonIntText(const Json& j, const char* key);
 
 // "5s", "3m", "2h", "4d": the age of something `seconds` old, truncated to
 // its largest unit as kubectl does. Negative ages (clock skew) read "0s".
@@ -35,6 +42,10 @@ std::string renderTable(const std::vector<std::vector<std::string>>& rows);
 
 // An answer as corrald sent it, indented by two spaces, with a final newline.
 std::string renderJson(const Json& j);
+
+// "Label:" and value pairs, one a line, the values lined up in the 13th
+// column as in `corral cluster get`. Values are sanitized like table cells.
+std::string renderFields(const std::vector<std::pair<std::string, std::string>>& fields);
 
 // `corral cluster list`: NAME STATUS GPU-NODES CPU-NODES LOGIN AGE.
 std::string clusterListTable(const Json& body, int64_t nowUnixSeconds);

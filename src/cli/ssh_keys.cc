@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <ostream>
+#include <set>
 #include <sstream>
 
 extern char** environ;
@@ -128,6 +129,20 @@ StatusOr<std::vector<std::string>> corralPublicKeys(const std::string& home, std
     err << "created SSH key " << priv << " for corral clusters\n";
   }
   return readPublicKeyFile(pub);
+}
+
+StatusOr<std::vector<std::string>> collectSshKeys(const std::vector<std::string>& files,
+                                                  const std::string& home, std::ostream& err) {
+  if (files.empty()) return corralPublicKeys(home, err);
+  std::vector<std::string> keys;
+  std::set<std::string> seen;
+  for (const auto& file : files) {
+    ASSIGN_OR_RETURN(std::vector<std::string> fileKeys, readPublicKeyFile(expandHome(file, home)));
+    for (auto& k : fileKeys) {
+      if (seen.insert(k).second) keys.push_back(std::move(k));
+    }
+  }
+  return keys;
 }
 
 }  // namespace corral

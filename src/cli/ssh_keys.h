@@ -1,8 +1,8 @@
 #pragma once
 
-// The SSH public keys `corral cluster create` installs for root on the login
-// node: read from the user's files, or corral's own key pair, created on first
-// use.
+// The SSH public keys `corral` sends: for root on the login node (`cluster
+// create`, `cluster set-keys`) and for login users (`user add`), read from the
+// user's files, or corral's own key pair, created on first use.
 
 #include <iosfwd>
 #include <string>
@@ -37,5 +37,11 @@ std::string corralKeyPath(const std::string& home);
 // (and `<home>/.ssh` with mode 0700) when neither half exists. Tells the user
 // on `err` when it creates a key.
 StatusOr<std::vector<std::string>> corralPublicKeys(const std::string& home, std::ostream& err);
+
+// The keys to send: every key of every `files` entry ("~/" expanded against
+// `home`) in order, duplicates dropped; corral's own key when `files` is
+// empty. Fails, naming the file, before anything is sent.
+StatusOr<std::vector<std::string>> collectSshKeys(const std::vector<std::string>& files,
+                                                  const std::string& home, std::ostream& err);
 
 }  // namespace corral

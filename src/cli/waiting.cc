@@ -58,6 +58,11 @@ std::ostream& humanStream(CliContext& ctx, OutputFormat format) {
   return format == OutputFormat::kJson ? *ctx.err : *ctx.out;
 }
 
+bool changeMade(const Json& answer) {
+  const Json& made = jsonChild(jsonChild(answer, "change"), "made");
+  return made.is_boolean() && made.get<bool>();
+}
+
 void reportProgress(CliContext& ctx, const Json& cluster, std::string& last) {
   std::string line = progressLine(cluster);
   if (line != last) {
@@ -109,8 +114,7 @@ Status followChange(ApiClient& api, CliContext& ctx, const std::string& name, co
   const Json& change = jsonChild(answer, "change");
   const bool json = options.format == OutputFormat::kJson;
   std::ostream& human = humanStream(ctx, options.format);
-  const Json& made = jsonChild(change, "made");
-  if (!made.is_boolean() || !made.get<bool>()) {
+  if (!changeMade(answer)) {
     if (json) {
       *ctx.out << renderJson(answer);
     } else {

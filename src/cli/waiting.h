@@ -93,6 +93,10 @@ struct FollowOptions {
 Status followChange(ApiClient& api, CliContext& ctx, const std::string& name, const Json& answer,
                     const FollowOptions& options);
 
+// Whether a change answer made a new revision (its "change" has made=true);
+// false for "nothing to change".
+bool changeMade(const Json& answer);
+
 // Where the lines for people go: `ctx.out` for tables, `ctx.err` when
 // `ctx.out` is reserved for JSON.
 std::ostream& humanStream(CliContext& ctx, OutputFormat format);

@@ -19,6 +19,10 @@ const std::vector<Rule>& rules() {
       {Action::kConfig, "config", "change the Slurm configuration of", {S::kRunning}},
       {Action::kSetKeys, "setKeys", "set the SSH keys of", {S::kRunning}},
       {Action::kLoginRestart, "loginRestart", "restart the login service of", {S::kRunning}},
+      {Action::kVolumes, "volumes", "attach or detach volumes of", {S::kRunning}},
+      {Action::kNodes, "nodes", "reboot or test nodes of", {S::kRunning}},
+      {Action::kUsers, "users", "change the login users of", {S::kRunning}},
+      {Action::kControllerRestart, "controllerRestart", "restart the controller of", {S::kRunning}},
       // The way out of a stalled create, or a re-run of the current revision.
       {Action::kReconfigure, "reconfigure", "reconfigure", {S::kCreating, S::kRunning}},
       {Action::kTerminate, "terminate", "terminate", {S::kRunning}},

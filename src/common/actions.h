@@ -19,6 +19,10 @@ enum class Action {
   kConfig,         // config set / unset
   kSetKeys,
   kLoginRestart,
+  kVolumes,        // attach or detach a volume
+  kNodes,          // reboot a node, inject an XID
+  kUsers,          // add or remove a login user
+  kControllerRestart,
   kReconfigure,
   kTerminate,
   kClone,
@@ -29,7 +33,7 @@ enum class Action {
 const char* actionName(Action action);
 
 // A stable identifier for the API: "scale", "partitions", "config",
-// "setKeys", "loginRestart", "reconfigure", "terminate", "clone", "delete".
+// "setKeys", "loginRestart", "volumes", "nodes", "users", "controllerRestart", "reconfigure", "terminate", "clone", "delete".
 const char* actionKey(Action action);
 
 // Every action, in the order the docs list them.

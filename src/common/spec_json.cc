@@ -215,6 +215,47 @@ StatusOr<PartitionSpec> partitionAt(const json& j, const std::string& prefix, bo
   return p;
 }
 
+StatusOr<VolumeAttachment> attachmentAt(const json& j, const std::string& prefix) {
+  if (!j.is_object())
+    return invalidArgument(field(prefix.substr(0, prefix.size() - 1)) + " must be an object");
+  ObjectReader r(j, prefix, /*strict=*/false);
+  VolumeAttachment a;
+  RETURN_IF_ERROR(r.readString("volume", &a.volume));
+  RETURN_IF_ERROR(r.readString("path", &a.path));
+  RETURN_IF_ERROR(r.readString("hostPath", &a.hostPath));
+  if (const json* ro = r.find("readOnly")) {
+    if (!ro->is_boolean()) return invalidArgument(field(r.path("readOnly")) + " must be a boolean");
+    a.readOnly = ro->get<bool>();
+  }
+  return a;
+}
+
+StatusOr<LoginUser> userAt(const json& j, const std::string& prefix) {
+  if (!j.is_object())
+    return invalidArgument(field(prefix.substr(0, prefix.size() - 1)) + " must be an object");
+  ObjectReader r(j, prefix, /*strict=*/false);
+  LoginUser u;
+  RETURN_IF_ERROR(r.readString("name", &u.name));
+  RETURN_IF_ERROR(r.readInt("uid", &u.uid));
+  RETURN_IF_ERROR(r.readStringArray("sshKeys", &u.sshKeys));
+  return u;
+}
+
+// Reads an array member with `item` for each element.
+template <typename T, typename F>
+Status readArray(const ObjectReader& r, const char* key, std::vector<T>* out, F item) {
+  const json* v = r.find(key);
+  if (v == nullptr) return Status::ok();
+  if (!v->is_array()) return invalidArgument(field(r.path(key)) + " must be an array");
+  std::vector<T> values;
+  for (size_t i = 0; i < v->size(); ++i) {
+    ASSIGN_OR_RETURN(T value, item((*v)[i], r.path(key) + "[" + std::to_string(i) + "]."));
+    values.push_back(std::move(value));
+  }
+  *out = std::move(values);
+  return Status::ok();
+}
+
 StatusOr<ClusterSpec> specAt(const json& j, const std::string& prefix, bool strict) {
   if (!j.is_object()) {
     if (prefix.empty()) return invalidArgument("cluster spec must be a JSON object");
@@ -223,7 +264,9 @@ StatusOr<ClusterSpec> specAt(const json& j, const std::string& prefix, bool stri
   ObjectReader r(j, prefix, strict);
   if (strict) {
     RETURN_IF_ERROR(r.rejectUnknown({"name", "gpuNodes", "gpusPerNode", "cpuNodes", "sshKeys",
-                                     "partitions", "slurmConf", "loginGeneration"}));
+                                     "partitions", "slurmConf", "loginGeneration",
+                                     "nodeGenerations", "volumes", "users",
+                                     "controllerGeneration"}));
   }
   if (r.find("name") == nullptr) return invalidArgument(field(r.path("name")) + " is required");
   ClusterSpec spec;
@@ -243,6 +286,19 @@ StatusOr<ClusterSpec> specAt(const json& j, const std::string& prefix, bool stri
   }
   RETURN_IF_ERROR(r.readStringMap("slurmConf", &spec.slurmConf));
   RETURN_IF_ERROR(r.readInt("loginGeneration", &spec.loginGeneration));
+  RETURN_IF_ERROR(r.readInt("controllerGeneration", &spec.controllerGeneration));
+  if (const json* gens = r.find("nodeGenerations")) {
+    if (!gens->is_object())
+      return invalidArgument(field(r.path("nodeGenerations")) + " must be an object of integers");
+    for (auto it = gens->begin(); it != gens->end(); ++it) {
+      if (!it->is_number_integer())
+        return invalidArgument(field(r.path("nodeGenerations") + "." + it.key()) +
+                               " must be an integer");
+      spec.nodeGenerations[it.key()] = it->get<int>();
+    }
+  }
+  RETURN_IF_ERROR(readArray(r, "volumes", &spec.volumes, attachmentAt));
+  RETURN_IF_ERROR(readArray(r, "users", &spec.users, userAt));
   return spec;
 }
 
@@ -400,6 +456,13 @@ nlohmann::json partitionToJson(const PartitionSpec& p) {
 nlohmann::json specToJson(const ClusterSpec& spec) {
   json parts = json::array();
   for (const auto& p : spec.partitions) parts.push_back(partitionToJson(p));
+  json volumes = json::array();
+  for (const auto& v : spec.volumes)
+    volumes.push_back(
+        {{"volume", v.volume}, {"path", v.path}, {"hostPath", v.hostPath}, {"readOnly", v.readOnly}});
+  json users = json::array();
+  for (const auto& u : spec.users)
+    users.push_back({{"name", u.name}, {"uid", u.uid}, {"sshKeys", u.sshKeys}});
   return json{{"name", spec.name},
               {"gpuNodes", spec.gpuNodes},
               {"gpusPerNode", spec.gpusPerNode},
@@ -407,7 +470,36 @@ nlohmann::json specToJson(const ClusterSpec& spec) {
               {"sshKeys", spec.sshKeys},
               {"partitions", parts},
               {"slurmConf", spec.slurmConf},
-              {"loginGeneration", spec.loginGeneration}};
+              {"loginGeneration", spec.loginGeneration},
+              {"controllerGeneration", spec.controllerGeneration},
+              {"nodeGenerations", spec.nodeGenerations},
+              {"volumes", volumes},
+              {"users", users}};
+}
+
+nlohmann::json volumeToJson(const Volume& v) {
+  return json{{"name", v.name},
+              {"type", v.type},
+              {"hostPath", v.hostPath},
+              {"managed", v.managed},
+              {"createdAt", v.createdAt}};
+}
+
+StatusOr<Volume> volumeFromJson(const nlohmann::json& j) {
+  return guarded([&]() -> StatusOr<Volume> {
+    if (!j.is_object()) return invalidArgument("volume must be a JSON object");
+    ObjectReader r(j, "", /*strict=*/false);
+    Volume v;
+    RETURN_IF_ERROR(r.readString("name", &v.name));
+    RETURN_IF_ERROR(r.readString("type", &v.type));
+    RETURN_IF_ERROR(r.readString("hostPath", &v.hostPath));
+    if (const json* m = r.find("managed")) {
+      if (!m->is_boolean()) return invalidArgument(field("managed") + " must be a boolean");
+      v.managed = m->get<bool>();
+    }
+    RETURN_IF_ERROR(r.readInt64("createdAt", &v.createdAt));
+    return v;
+  });
 }
 
 StatusOr<PartitionSpec> partitionFromJson(const nlohmann::json& json, bool strict) {

@@ -33,6 +33,10 @@ StatusOr<PartitionSpec> partitionFromJson(const nlohmann::json& json, bool stric
 // {"revision", "author", "message", "createdAt", "state", "error", "spec"}.
 nlohmann::json revisionToJson(const Revision& revision);
 
+// {"name", "type", "hostPath", "managed", "createdAt"}.
+nlohmann::json volumeToJson(const Volume& volume);
+StatusOr<Volume> volumeFromJson(const nlohmann::json& json);
+
 // {"name", "group", "physicalId", "address"}.
 nlohmann::json nodeToJson(const NodeRecord& node);
 StatusOr<NodeRecord> nodeFromJson(const nlohmann::json& json);

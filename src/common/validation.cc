@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
@@ -264,6 +265,49 @@ Status validateSshPublicKey(const std::string& key) {
   return checkKeyFields(*type, *fields);
 }
 
+Status validateMountPath(const std::string& path) {
+  auto allowed = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '/' || c == '_' || c == '-' ||
+           c == '.';
+  };
+  if (path.size() < 2 || path.size() > 128 || path[0] != '/' || path.back() == '/' ||
+      !std::all_of(path.begin(), path.end(), allowed) || path.find("//") != std::string::npos ||
+      path.find("/.") != std::string::npos)
+    return invalidArgument("invalid mount path " + quote(path) +
+                           ": use an absolute path such as /pfs of letters, digits and /_-.");
+  // Paths the pods' own system lives at, and /shared (the cluster's SFS).
+  static const char* reserved[] = {"/bin", "/boot", "/dev",  "/etc",  "/home", "/lib",
+                                   "/lib32", "/lib64", "/libx32", "/opt", "/proc", "/root",
+                                   "/run",  "/sbin", "/shared", "/srv", "/sys", "/tmp",
+                                   "/usr",  "/var"};
+  for (const char* r : reserved) {
+    std::string prefix = std::string(r);
+    if (path == prefix || path.rfind(prefix + "/", 0) == 0)
+      return invalidArgument("mount path " + quote(path) + " is inside " + prefix +
+                             ", which the nodes' own system uses; choose e.g. /pfs or /data");
+  }
+  return Status::ok();
+}
+
+Status validateLoginUserName(const std::string& name) {
+  bool ok = !name.empty() && name.size() <= 32 && (std::islower(static_cast<unsigned char>(name[0])) || name[0] == '_') &&
+            std::all_of(name.begin(), name.end(), [](char c) {
+              return std::islower(static_cast<unsigned char>(c)) ||
+                     std::isdigit(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+            });
+  if (!ok)
+    return invalidArgument("invalid user name " + quote(name) +
+                           ": use 1-32 lowercase letters, digits, '_' and '-', starting with a "
+                           "letter or '_'");
+  static const char* system[] = {"root", "daemon", "bin",   "sys",    "sync",   "games",
+                                 "man",  "lp",     "mail",  "news",   "uucp",   "proxy",
+                                 "www-data", "backup", "list", "irc", "gnats", "nobody",
+                                 "sshd", "munge", "mysql", "slurm", "messagebus", "systemd-network"};
+  for (const char* s : system)
+    if (name == s) return invalidArgument("user name " + quote(name) + " is a system account");
+  return Status::ok();
+}
+
 Status validateClusterSpec(const ClusterSpec& spec) {
   RETURN_IF_ERROR(validateClusterName(spec.name));
   if (spec.gpuNodes < 0 || spec.gpuNodes > kMaxGpuNodes) {
@@ -289,6 +333,45 @@ Status validateClusterSpec(const ClusterSpec& spec) {
     if (!st.isOk()) {
       return st.withContext("invalid --ssh-key #" + std::to_string(i + 1) + " of " +
                             std::to_string(spec.sshKeys.size()));
+    }
+  }
+  if (spec.volumes.size() > static_cast<size_t>(kMaxVolumesPerCluster))
+    return invalidArgument("a cluster can have at most " + std::to_string(kMaxVolumesPerCluster) +
+                           " volumes attached");
+  for (size_t i = 0; i < spec.volumes.size(); ++i) {
+    const auto& v = spec.volumes[i];
+    RETURN_IF_ERROR(validateMountPath(v.path));
+    for (size_t j = 0; j < i; ++j) {
+      const auto& o = spec.volumes[j];
+      if (o.volume == v.volume)
+        return invalidArgument("volume " + quote(v.volume) + " is already attached at " + o.path);
+      bool nested = o.path == v.path || v.path.rfind(o.path + "/", 0) == 0 ||
+                    o.path.rfind(v.path + "/", 0) == 0;
+      if (nested)
+        return invalidArgument("mount path " + v.path + " overlaps " + o.path + " (volume " +
+                               quote(o.volume) + ")");
+    }
+  }
+  if (spec.users.size() > static_cast<size_t>(kMaxLoginUsers))
+    return invalidArgument("a cluster can have at most " + std::to_string(kMaxLoginUsers) +
+                           " login users");
+  for (size_t i = 0; i < spec.users.size(); ++i) {
+    const auto& u = spec.users[i];
+    RETURN_IF_ERROR(validateLoginUserName(u.name));
+    if (u.uid < kFirstLoginUid || u.uid >= kFirstLoginUid + 10000)
+      return invalidArgument("user " + quote(u.name) + " has uid " + std::to_string(u.uid) +
+                             " outside corral's range");
+    if (u.sshKeys.empty())
+      return invalidArgument("user " + quote(u.name) + " needs at least one --ssh-key");
+    for (size_t k = 0; k < u.sshKeys.size(); ++k)
+      RETURN_IF_ERROR(validateSshPublicKey(u.sshKeys[k])
+                          .withContext("user " + quote(u.name) + ", --ssh-key #" +
+                                       std::to_string(k + 1)));
+    for (size_t j = 0; j < i; ++j) {
+      if (spec.users[j].name == u.name) return invalidArgument("user " + quote(u.name) + " exists");
+      if (spec.users[j].uid == u.uid)
+        return invalidArgument("users " + quote(u.name) + " and " + quote(spec.users[j].name) +
+                               " share uid " + std::to_string(u.uid));
     }
   }
   return Status::ok();

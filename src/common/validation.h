@@ -37,11 +37,26 @@ Status validateClusterName(const std::string& name);
 // own context.
 Status validateSshPublicKey(const std::string& key);
 
+// Login users get uids from here up (10000 of them), apart from Debian's
+// system and regular ranges.
+inline constexpr int kFirstLoginUid = 20000;
+
+// A path where a volume is mounted in the pods: absolute, no "." or ".."
+// parts, and not inside a directory the pods' own system uses (/etc, /usr,
+// /tmp, /root, /home, /shared, …).
+Status validateMountPath(const std::string& path);
+
+// A login user's name: a portable Linux user name that is not a system
+// account.
+Status validateLoginUserName(const std::string& name);
+
 // Checks a whole `ClusterSpec`, in this order: the name, `--gpu-nodes`
 // (0..kMaxGpuNodes), `--cpu-nodes` (0..kMaxCpuNodes), at least one node in
 // total, `--gpus-per-node` (1..kMaxGpusPerNode when there are GPU nodes; with
 // no GPU nodes the value is unused and 0 is also accepted), the number of
-// `--ssh-key` values (at most kMaxSshKeys) and then each key.
+// `--ssh-key` values (at most kMaxSshKeys) and then each key; then attached
+// volumes (paths valid, distinct and not nested) and login users (names,
+// uids, keys).
 Status validateClusterSpec(const ClusterSpec& spec);
 
 }  // namespace corral

@@ -103,6 +103,7 @@ int main(int argc, char** argv) {
 
   ApiOptions apiOptions;
   apiOptions.platformPartitions = platformPartitions;
+  apiOptions.dataDir = std::filesystem::canonical(dataDir).string();
   ApiServer api(**store, reconciler, realClock(), apiOptions);
   if (Status s = api.bind(host, port); !s.isOk()) {
     LOG_ERROR(s.message());

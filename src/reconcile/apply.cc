@@ -37,6 +37,7 @@ namespace {
 // Drain reasons corral sets start with this; corral resumes only nodes whose
 // reason does (an administrator's drain is never undone).
 constexpr const char* kRemovalReason = "corral: removed by scaling down";
+constexpr const char* kCorralReasonPrefix = "corral:";
 
 // The author of revisions corral makes itself (rollbacks).
 constexpr const char* kCorralAuthor = "corral";
@@ -138,11 +139,13 @@ Status Reconciler::runApply(ClusterRecord record) {
   // 4–6. Files, pods, controller, and Slurm's view of the nodes.
   Deadline deadline = clock_.now() + options_.applyTimeout;
   std::vector<std::string> startedPods;
+  std::set<std::string> recreated;
   Status s = runtime_.writeFiles(name, rendered->files);
-  if (s.isOk()) s = syncPods(desired, *rendered, removed, &startedPods);
+  if (s.isOk()) s = prepareHomes(desired);
+  if (s.isOk()) s = syncPods(desired, *rendered, removed, &startedPods, &recreated);
   if (s.isOk()) s = waitPodsReady(name, startedPods, "starting pods", deadline, stillWanted);
   if (s.isOk()) s = syncController(record, desired);
-  if (s.isOk()) s = waitNodesServing(desired, deadline, stillWanted);
+  if (s.isOk()) s = waitNodesServing(desired, deadline, stillWanted, recreated);
   if (!s.isOk()) {
     if (superseded(s)) return Status::ok();
     return failApply(record, s, true);
@@ -212,12 +215,14 @@ Status Reconciler::drainRemovedNodes(const ClusterRecord& record,
   bool cancelled = false;
   std::string lastJobs;
   while (true) {
-    auto jobs = slurmCommand(name, {"squeue", "-h", "-w", hostlist, "-o", "%i %u %j"});
+    (void)refreshNodes(name);  // So that `cluster get` shows the drain.
+    auto jobs = slurmCommand(name, {"squeue", "-h", "-w", hostlist, "-o", "job %i (%u, %j)"});
     if (!jobs.isOk()) return jobs.status();
     if (jobs->empty()) return Status::ok();
     std::string list = *jobs;
     while (!list.empty() && list.back() == '\n') list.pop_back();
-    std::replace(list.begin(), list.end(), '\n', ',');
+    for (size_t p = list.find('\n'); p != std::string::npos; p = list.find('\n', p))
+      list.replace(p, 1, ", ");
     if (record.changeForce && !cancelled) {
       event(name, "Warning", "JobsCancelled",
             "scale --force: cancelling jobs on " + hostlist + ": " + list);
@@ -236,22 +241,38 @@ Status Reconciler::drainRemovedNodes(const ClusterRecord& record,
 
 Status Reconciler::syncPods(const ClusterRecord& desired, const RenderedCluster& rendered,
                             const std::vector<std::string>& removed,
-                            std::vector<std::string>* started) {
+                            std::vector<std::string>* started, std::set<std::string>* recreated) {
   const std::string& name = desired.spec.name;
-  // Pods that are missing, dead, or of another generation start (again).
+  auto observed = observedNodes(name);
+  // Pods that are missing, dead, or of another generation start (again);
+  // running ones get any change of mounts (an attached volume) in place.
   std::vector<const PodSpec*> toStart;
   for (const auto& pod : rendered.pods) {
     ASSIGN_OR_RETURN(PodStatus st, runtime_.podStatus(name, pod.name));
-    if (st.running && st.generation == pod.generation) continue;
+    if (st.running && st.generation == pod.generation) {
+      RETURN_IF_ERROR(runtime_.updateMounts(pod));
+      continue;
+    }
     if (st.running) {
       event(name, "Normal", "PodRecreated",
             "recreating pod " + pod.name + " (generation " + std::to_string(st.generation) +
                 " -> " + std::to_string(pod.generation) + ")");
+      // A rebooting node's jobs end now (NODE_FAIL) rather than when Slurm
+      // notices; drained nodes stay drained (ReturnToService brings a down
+      // node back when its slurmd registers).
+      auto o = observed.find(pod.name);
+      bool drained = o != observed.end() && o->second.state.find("drain") != std::string::npos;
+      if (pod.role == "worker" && !drained)
+        (void)slurmCommand(name, {"scontrol", "update", "nodename=" + pod.name, "state=down",
+                                  "reason=corral: rebooting"});
       RETURN_IF_ERROR(runtime_.stopPod(name, pod.name));
+      recreated->insert(pod.name);
     }
     toStart.push_back(&pod);
   }
-  if (!toStart.empty()) setPhase(name, "starting " + std::to_string(toStart.size()) + " pods");
+  if (!toStart.empty())
+    setPhase(name, "starting " + std::to_string(toStart.size()) +
+                       (toStart.size() == 1 ? " pod" : " pods"));
   std::atomic<size_t> next{0};
   std::mutex mu;
   Status first;
@@ -276,6 +297,15 @@ Status Reconciler::syncPods(const ClusterRecord& desired, const RenderedCluster&
   for (const auto& pod : present)
     if (!keep.count(pod)) stop.insert(pod);
   for (const auto& pod : stop) RETURN_IF_ERROR(runtime_.stopPod(name, pod));
+  return Status::ok();
+}
+
+Status Reconciler::prepareHomes(const ClusterRecord& desired) {
+  if (desired.spec.users.empty()) return Status::ok();
+  RETURN_IF_ERROR(runtime_.prepareDirectory(desired.spec.name, "shared/home", 0, 0, 0755));
+  for (const auto& u : desired.spec.users)
+    RETURN_IF_ERROR(
+        runtime_.prepareDirectory(desired.spec.name, "shared/home/" + u.name, u.uid, u.uid, 0700));
   return Status::ok();
 }
 
@@ -306,7 +336,8 @@ Status Reconciler::syncController(const ClusterRecord& record, const ClusterReco
 }
 
 Status Reconciler::waitNodesServing(const ClusterRecord& desired, Deadline deadline,
-                                    const std::function<Status()>& stillWanted) {
+                                    const std::function<Status()>& stillWanted,
+                                    const std::set<std::string>& recreated) {
   const std::string& name = desired.spec.name;
   std::set<std::string> want;
   for (const auto& n : desired.nodes) want.insert(n.name);
@@ -324,8 +355,12 @@ Status Reconciler::waitNodesServing(const ClusterRecord& desired, Deadline deadl
           break;
         }
         // Nodes corral drained for a removal that was then undone (a
-        // rollback, or a scale back up) return to service.
-        if (o.reason.rfind(kRemovalReason, 0) == 0) toResume.push_back(node);
+        // rollback, or a scale back up) return to service, and so do nodes
+        // corral drained for a fault once a reboot recreated them. Drains
+        // corral did not set are left alone.
+        bool ours = o.reason.rfind(kCorralReasonPrefix, 0) == 0;
+        bool serve = o.reason.rfind(kRemovalReason, 0) == 0 || (ours && recreated.count(node));
+        if (serve && o.state.find("drain") != std::string::npos) toResume.push_back(node);
       }
       for (const auto& node : want) {
         auto it = obs.find(node);
@@ -434,8 +469,10 @@ Status Reconciler::runTerminate(const ClusterRecord& record) {
   });
   if (!r.isOk()) return r.status();
   event(name, "Normal", "Terminated",
-        "every pod is stopped; the record, /shared, the Slurm state and the accounting "
-        "database are kept (clone it to run it again)");
+        "every pod is stopped; its record, and on this host its /shared files, Slurm state "
+        "and accounting database, are kept until it is deleted. Attached volumes are "
+        "untouched. `corral cluster clone` starts a new cluster from its spec (empty /shared "
+        "and accounting; attach the volumes again for your data)");
   return Status::ok();
 }
 

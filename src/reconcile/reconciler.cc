@@ -8,7 +8,10 @@
 #include <algorithm>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "common/ipv4.h"
+#include "health/xid.h"
 #include "common/log.h"
 #include "slurm/parsers.h"
 #include "slurm/renderer.h"
@@ -61,6 +64,7 @@ void Reconciler::start() {
   stopping_ = false;
   for (int i = 0; i < options_.workers; ++i) threads_.emplace_back([this] { workerLoop(); });
   threads_.emplace_back([this] { resyncLoop(); });
+  threads_.emplace_back([this] { livenessLoop(); });
 }
 
 void Reconciler::stop() {
@@ -354,6 +358,7 @@ Status Reconciler::runCreate(ClusterRecord record) {
   if (!rendered.isOk()) return fail(rendered.status(), "rendering configuration");
   if (Status s = runtime_.writeFiles(name, rendered->files); !s.isOk())
     return fail(s, "writing configuration");
+  if (Status s = prepareHomes(record); !s.isOk()) return fail(s, "preparing login users' homes");
   auto hostKey = runtime_.readFile(name, "etc/ssh/ssh_host_ed25519_key.pub");
   if (!hostKey.isOk()) return fail(hostKey.status(), "reading the login host key");
   std::string key = *hostKey;
@@ -434,19 +439,118 @@ Status Reconciler::runCreate(ClusterRecord record) {
 }
 
 Status Reconciler::runHealth(const ClusterRecord& record) {
+  const std::string& name = record.spec.name;
   // Pods that died (a crashed supervisor, a host reboot) are recreated; the
   // reconciler owns the pod set as the renderer describes it.
   auto rendered = renderCluster(record);
   if (!rendered.isOk()) return rendered.status();
   RETURN_IF_ERROR(correctDrift(record, *rendered));
   for (const auto& pod : rendered->pods) {
-    ASSIGN_OR_RETURN(PodStatus st, runtime_.podStatus(record.spec.name, pod.name));
+    ASSIGN_OR_RETURN(PodStatus st, runtime_.podStatus(name, pod.name));
     if (st.running) continue;
-    event(record.spec.name, "Warning", "PodRestarted",
-          "pod " + pod.name + " was not running; recreating it");
+    if (pod.role == "worker") {
+      // Slurm learns at once that the node's jobs are gone (they end
+      // NODE_FAIL, and are not requeued unless they asked to be), instead
+      // of after SlurmdTimeout. ReturnToService=2 brings the node back when
+      // its new slurmd registers.
+      (void)slurmCommand(name, {"scontrol", "update", "nodename=" + pod.name, "state=down",
+                                "reason=corral: node failed (its pod stopped); restarting it"});
+    }
+    event(name, "Warning", "PodRestarted", "pod " + pod.name + " was not running; recreating it");
     RETURN_IF_ERROR(runtime_.startPod(pod));
   }
-  return refreshNodes(record.spec.name);
+  ingestHealth(record);
+  return refreshNodes(name);
+}
+
+void Reconciler::ingestHealth(const ClusterRecord& record) {
+  const std::string& name = record.spec.name;
+  for (const auto& n : record.nodes) {
+    auto text = runtime_.readFile(name, "pods/" + n.name + "/health.json");
+    if (!text.isOk()) continue;
+    auto j = nlohmann::json::parse(*text, nullptr, false);
+    if (!j.is_object() || !j.contains("xids") || !j["xids"].is_array()) continue;
+    {
+      std::lock_guard<std::mutex> l(observedMu_);
+      health_[name][n.name] = *text;
+    }
+    for (const auto& x : j["xids"]) {
+      if (!x.is_object()) continue;
+      std::string key = name + "/" + n.name + "/" + std::to_string(x.value("time", int64_t{0})) +
+                        "/" + std::to_string(x.value("code", 0));
+      {
+        std::lock_guard<std::mutex> l(observedMu_);
+        if (!seenXids_.insert(key).second) continue;
+      }
+      std::string cls = x.value("class", "");
+      std::string message = n.name + " (" + n.physicalId + "): GPU XID " +
+                            std::to_string(x.value("code", 0)) + " on " + x.value("pci", "?") +
+                            " (" + x.value("description", "") + "), " + cls + " fault; " +
+                            x.value("action", "reported") + " [at " +
+                            std::to_string(x.value("time", int64_t{0})) + "]";
+      // After a corrald restart the agent's report still lists what was
+      // already recorded: record each XID once.
+      auto recent = store_.listEvents(name, 200);
+      bool known = recent.isOk() && std::any_of(recent->begin(), recent->end(), [&](const Event& e) {
+                     return e.reason == "GpuXid" && e.message == message;
+                   });
+      if (!known) event(name, cls == "hardware" ? "Warning" : "Normal", "GpuXid", message);
+    }
+  }
+}
+
+StatusOr<std::string> Reconciler::injectXid(const std::string& cluster, const std::string& node,
+                                           int code) {
+  // As the driver prints it; the PCI address is the node's first GPU's.
+  std::string line = "NVRM: Xid (PCI:0000:3b:00): " + std::to_string(code) +
+                     ", pid=4242, name=python, " + xidDescription(code) + " (injected by corral)";
+  RETURN_IF_ERROR(runtime_.appendFile(cluster, "pods/" + node + "/kmsg", line + "\n"));
+  event(cluster, "Normal", "XidInjected", node + ": wrote \"" + line + "\" to its kernel log");
+  return line;
+}
+
+std::string Reconciler::healthReport(const std::string& cluster, const std::string& node) {
+  std::lock_guard<std::mutex> l(observedMu_);
+  auto c = health_.find(cluster);
+  if (c == health_.end()) return "";
+  auto n = c->second.find(node);
+  return n == c->second.end() ? "" : n->second;
+}
+
+void Reconciler::livenessLoop() {
+  // Between resyncs, a dead pod or a new health report (an XID) asks for a
+  // pass within a second.
+  std::map<std::string, std::string> lastReports;
+  while (true) {
+    {
+      std::unique_lock<std::mutex> l(mu_);
+      cv_.wait_for(l, options_.livenessPeriod, [&] { return stopping_; });
+      if (stopping_) return;
+    }
+    auto all = store_.listClusters();
+    if (!all.isOk()) continue;
+    for (const auto& r : *all) {
+      if (r.status != ClusterStatus::kRunning) continue;
+      bool wanted = false;
+      std::vector<std::string> pods = {"controller", "login"};
+      for (const auto& n : r.nodes) pods.push_back(n.name);
+      for (const auto& p : pods) {
+        auto st = runtime_.podStatus(r.spec.name, p);
+        if (st.isOk() && st->exists && !st->running) wanted = true;
+      }
+      for (const auto& n : r.nodes) {
+        auto text = runtime_.readFile(r.spec.name, "pods/" + n.name + "/health.json");
+        std::string key = r.spec.name + "/" + n.name;
+        std::string value = text.isOk() ? *text : "";
+        // The report's "time" changes every few seconds; only its XIDs matter here.
+        auto j = nlohmann::json::parse(value, nullptr, false);
+        std::string xids = j.is_object() && j.contains("xids") ? j["xids"].dump() : "";
+        if (lastReports[key] != xids) wanted = true;
+        lastReports[key] = xids;
+      }
+      if (wanted) enqueue(r.spec.name);
+    }
+  }
 }
 
 Status Reconciler::runDelete(const ClusterRecord& record) {

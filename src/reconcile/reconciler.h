@@ -30,6 +30,8 @@ struct ReconcilerOptions {
   std::string physicalIdPrefix = "corral";
   int workers = 4;
   std::chrono::milliseconds resyncPeriod{5000};
+  // How often pods are checked for death and health reports for news.
+  std::chrono::milliseconds livenessPeriod{1000};
   // How long a cluster may stay Creating before it is marked Failed.
   std::chrono::seconds createTimeout{180};
   // How long applying a change may take once its nodes are drained, before
@@ -73,6 +75,14 @@ class Reconciler {
   StatusOr<std::vector<std::string>> jobsOn(const std::string& cluster,
                                             const std::vector<std::string>& filter);
 
+  // Writes an XID in the NVIDIA driver's format into a worker's (simulated)
+  // kernel log, where its health agent reads it; returns the line.
+  StatusOr<std::string> injectXid(const std::string& cluster, const std::string& node, int code);
+
+  // The newest report of a worker's health agent (JSON, see src/health), or
+  // "" if none was read yet.
+  std::string healthReport(const std::string& cluster, const std::string& node);
+
   // The latest Slurm view of a cluster's nodes, by node name.
   std::map<std::string, NodeObservation> observedNodes(const std::string& cluster);
 
@@ -89,10 +99,14 @@ class Reconciler {
   Status drainRemovedNodes(const ClusterRecord& record, const std::vector<std::string>& removed,
                            const std::function<Status()>& stillWanted);
   Status syncPods(const ClusterRecord& desired, const RenderedCluster& rendered,
-                  const std::vector<std::string>& removed, std::vector<std::string>* started);
+                  const std::vector<std::string>& removed, std::vector<std::string>* started,
+                  std::set<std::string>* recreated);
+  // Homes of login users on the cluster's shared storage.
+  Status prepareHomes(const ClusterRecord& desired);
   Status syncController(const ClusterRecord& record, const ClusterRecord& desired);
   Status waitNodesServing(const ClusterRecord& desired, Deadline deadline,
-                          const std::function<Status()>& stillWanted);
+                          const std::function<Status()>& stillWanted,
+                          const std::set<std::string>& recreated);
   Status runTerminate(const ClusterRecord& record);
   // Rewrites rendered files that differ from the render (a hand edit).
   Status correctDrift(const ClusterRecord& record, const RenderedCluster& rendered);
@@ -115,8 +129,11 @@ class Reconciler {
   void event(const std::string& cluster, const std::string& type, const std::string& reason,
              const std::string& message);
   bool stillStatus(const std::string& name, ClusterStatus status);
+  // Records each XID a worker's health agent reported as an event, once.
+  void ingestHealth(const ClusterRecord& record);
   void workerLoop();
   void resyncLoop();
+  void livenessLoop();
 
   Store& store_;
   Runtime& runtime_;
@@ -134,6 +151,8 @@ class Reconciler {
   std::mutex subnetMu_;
   std::mutex observedMu_;
   std::map<std::string, std::map<std::string, NodeObservation>> observed_;
+  std::map<std::string, std::map<std::string, std::string>> health_;  // Cluster, node: report.
+  std::set<std::string> seenXids_;
 };
 
 }  // namespace corral

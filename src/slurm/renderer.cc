@@ -46,6 +46,9 @@ const std::vector<std::pair<std::string, std::string>>& overridableDefaults() {
       {"InactiveLimit", "0"},
       {"KillWait", "5"},
       {"MinJobAge", "300"},
+      // The seed: a job whose node vanished is not restarted for the user;
+      // `sbatch --requeue` asks for it.
+      {"JobRequeue", "0"},
   };
   return defaults;
 }
@@ -154,6 +157,43 @@ DaemonSpec munged() {
           {}};
 }
 
+std::string renderNsswitch(const ClusterRecord& r) {
+  return header(r) +
+         "# Login users (corral user add) come from /var/lib/extrausers, the same on\n"
+         "# every pod of the cluster.\n"
+         "passwd:         files extrausers\n"
+         "group:          files extrausers\n"
+         "shadow:         files extrausers\n"
+         "hosts:          files dns\n"
+         "networks:       files\n"
+         "protocols:      db files\n"
+         "services:       db files\n"
+         "ethers:         db files\n"
+         "rpc:            db files\n";
+}
+
+// libnss-extrausers' files: one line per login user. No header: these are
+// read by the C library, which takes no comments in passwd or shadow.
+void renderExtraUsers(const ClusterRecord& r, RenderedFiles& files) {
+  std::string passwd, group, shadow;
+  for (const auto& u : r.spec.users) {
+    std::string uid = std::to_string(u.uid);
+    passwd += u.name + ":x:" + uid + ":" + uid + "::" + std::string(kSharedPath) + "/home/" +
+              u.name + ":/bin/bash\n";
+    group += u.name + ":x:" + uid + ":\n";
+    // "*": no password, but not locked (sshd refuses locked accounts).
+    shadow += u.name + ":*:19000:0:99999:7:::\n";
+  }
+  files["etc/extrausers/passwd"] = {passwd, 0644};
+  files["etc/extrausers/group"] = {group, 0644};
+  files["etc/extrausers/shadow"] = {shadow, 0600};
+  for (const auto& u : r.spec.users) {
+    std::string keys;
+    for (const auto& k : u.sshKeys) keys += k + "\n";
+    files["etc/ssh/authorized_keys/" + u.name] = {keys, 0644};
+  }
+}
+
 PodSpec basePod(const ClusterRecord& r, const std::string& name, const std::string& role,
                 const std::string& address) {
   PodSpec p;
@@ -165,7 +205,9 @@ PodSpec basePod(const ClusterRecord& r, const std::string& name, const std::stri
   p.ephemeralDirs = {"/root", "/home", "/tmp", "/run", "/var/log", "/var/spool", "/var/tmp"};
   p.mounts = {{"etc/slurm", "/etc/slurm", true},
               {"etc/hosts", "/etc/hosts", true},
-              {"secrets/munge", "/etc/munge", true}};
+              {"secrets/munge", "/etc/munge", true},
+              {"etc/nsswitch.conf", "/etc/nsswitch.conf", true},
+              {"etc/extrausers", "/var/lib/extrausers", true}};
   p.setupDirs = {"/run/munge", "/var/log/munge", "/var/log/slurm"};
   p.daemons.push_back(munged());
   return p;
@@ -176,6 +218,13 @@ PodSpec basePod(const ClusterRecord& r, const std::string& name, const std::stri
 // environments are visible everywhere from the first minute. It lives as long
 // as the cluster.
 Mount sharedMount() { return {"shared", kSharedPath, false}; }
+
+// The cluster's storage on a login or worker pod: /shared and every attached
+// volume, at the same paths everywhere.
+void addStorage(const ClusterRecord& r, PodSpec& p) {
+  p.mounts.push_back(sharedMount());
+  for (const auto& v : r.spec.volumes) p.mounts.push_back({v.hostPath, v.path, v.readOnly});
+}
 
 }  // namespace
 
@@ -338,12 +387,15 @@ StatusOr<RenderedCluster> renderCluster(const ClusterRecord& r) {
   out.files["etc/mysql/my.cnf"] = {renderMyCnf(r), 0644};
   out.files["etc/ssh/sshd_config"] = {renderSshdConfig(r), 0644};
   out.files["etc/ssh/authorized_keys/root"] = {renderAuthorizedKeys(r), 0644};
+  out.files["etc/nsswitch.conf"] = {renderNsswitch(r), 0644};
+  renderExtraUsers(r, out.files);
   out.files[std::string(kCandidateDir) + "/README"] = {
       "Candidate Slurm configuration of a change, tried by a throwaway slurmctld\n"
       "before it reaches the live controller. Written by corral.\n",
       0644};
 
   PodSpec controller = basePod(r, "controller", "controller", hostAddress(net, kControllerOffset));
+  controller.generation = r.spec.controllerGeneration;
   controller.mounts.push_back({"state/slurmctld", "/var/spool/slurmctld", false});
   controller.mounts.push_back({"db", "/var/lib/mysql", false});
   controller.mounts.push_back({"etc/mysql", "/etc/mysql", true});
@@ -364,7 +416,7 @@ StatusOr<RenderedCluster> renderCluster(const ClusterRecord& r) {
 
   PodSpec login = basePod(r, "login", "login", hostAddress(net, kLoginOffset));
   login.generation = r.spec.loginGeneration;
-  login.mounts.push_back(sharedMount());
+  addStorage(r, login);
   login.mounts.push_back({"etc/ssh", "/etc/ssh", true});
   login.setupDirs.push_back("/run/sshd");
   login.daemons.push_back(
@@ -374,8 +426,13 @@ StatusOr<RenderedCluster> renderCluster(const ClusterRecord& r) {
   for (const auto& n : r.nodes) {
     PodSpec w = basePod(r, n.name, "worker", n.address);
     w.gpus = n.group == kGpuGroup ? r.spec.gpusPerNode : 0;
+    auto gen = r.spec.nodeGenerations.find(n.name);
+    w.generation = gen == r.spec.nodeGenerations.end() ? 0 : gen->second;
     w.setupDirs.push_back("/var/spool/slurmd");
-    w.mounts.push_back(sharedMount());
+    addStorage(r, w);
+    // The node's health agent: GPU XIDs from the kernel log, slurmd's
+    // liveness; drains the node on a hardware XID (src/health).
+    w.daemons.push_back({"health", {"corral-health", "--node", n.name}, {}, {}, {}});
     // slurmd starts once slurmctld listens, so its first registration
     // succeeds and worker pods can be created while the controller starts.
     w.daemons.push_back({"slurmd",

@@ -61,6 +61,13 @@ constexpr const char* kMigrations[] = {
         (SELECT json_extract(record, '$.appliedRevision') FROM clusters
          WHERE clusters.id = revisions.cluster_id);
     )sql",
+    // 2 -> 3: volumes, which outlive clusters.
+    R"sql(
+      CREATE TABLE volumes (
+        name TEXT PRIMARY KEY,
+        record TEXT NOT NULL
+      );
+    )sql",
 };
 static_assert(std::size(kMigrations) == SqliteStore::kSchemaVersion,
               "every schema version needs its migration");
@@ -102,6 +109,10 @@ constexpr const char* kListEvents =
     "SELECT id, cluster, time, type, reason, message FROM "
     "(SELECT * FROM events WHERE cluster = ? ORDER BY id DESC LIMIT ?) ORDER BY id";
 constexpr const char* kDeleteEvents = "DELETE FROM events WHERE cluster = ?";
+constexpr const char* kInsertVolume = "INSERT INTO volumes (name, record) VALUES (?, ?)";
+constexpr const char* kSelectVolume = "SELECT record FROM volumes WHERE name = ?";
+constexpr const char* kListVolumes = "SELECT record FROM volumes ORDER BY name";
+constexpr const char* kDeleteVolume = "DELETE FROM volumes WHERE name = ?";
 constexpr const char* kNextSequence =
     "INSERT INTO sequences (name, value) VALUES (?, 1) "
     "ON CONFLICT (name) DO UPDATE SET value = value + 1 RETURNING value";
@@ -524,6 +535,58 @@ StatusOr<std::vector<Event>> SqliteStore::listEvents(const std::string& cluster,
   }
   RETURN_IF_ERROR(tx.commit());
   return events;
+}
+
+StatusOr<Volume> SqliteStore::parseVolume(const std::string& text) const {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return internalError("store: a volume record is not valid JSON");
+  return volumeFromJson(j);
+}
+
+StatusOr<Volume> SqliteStore::createVolume(const Volume& volume) {
+  if (volume.name.empty()) return invalidArgument("volume name must not be empty");
+  std::lock_guard<std::mutex> lock(mu_);
+  Transaction tx(this);
+  RETURN_IF_ERROR(tx.begin(/*write=*/true));
+  {
+    Statement select(this, kSelectVolume);
+    ASSIGN_OR_RETURN(bool found, select.bind(volume.name).step());
+    if (found) return conflict("a volume named " + quote(volume.name) + " already exists");
+  }
+  ASSIGN_OR_RETURN(std::string text, dump(volumeToJson(volume), volume.name));
+  Statement insert(this, kInsertVolume);
+  RETURN_IF_ERROR(insert.bind(volume.name).bind(text).run());
+  RETURN_IF_ERROR(tx.commit());
+  return volume;
+}
+
+StatusOr<Volume> SqliteStore::getVolume(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Statement select(this, kSelectVolume);
+  ASSIGN_OR_RETURN(bool found, select.bind(name).step());
+  if (!found) return notFound("no volume named " + quote(name));
+  return parseVolume(select.text(0));
+}
+
+StatusOr<std::vector<Volume>> SqliteStore::listVolumes() {
+  std::lock_guard<std::mutex> lock(mu_);
+  Statement select(this, kListVolumes);
+  std::vector<Volume> out;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, select.step());
+    if (!row) break;
+    ASSIGN_OR_RETURN(Volume v, parseVolume(select.text(0)));
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+Status SqliteStore::deleteVolume(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Statement del(this, kDeleteVolume);
+  RETURN_IF_ERROR(del.bind(name).run());
+  if (sqlite3_changes(db_) == 0) return notFound("no volume named " + quote(name));
+  return Status::ok();
 }
 
 StatusOr<int64_t> SqliteStore::nextSequence(const std::string& name) {

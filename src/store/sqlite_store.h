@@ -39,7 +39,7 @@ class SqliteStore : public Store {
  public:
   // The schema version this build writes and the newest it can read. A
   // database with a newer version is refused rather than misread.
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
 
   // How long a statement waits for another connection's lock before the
   // call fails with Unavailable.
@@ -77,6 +77,10 @@ class SqliteStore : public Store {
   StatusOr<std::vector<Event>> listEvents(const std::string& cluster, int limit) override;
   StatusOr<int64_t> nextSequence(const std::string& name) override;
   StatusOr<std::vector<Revision>> listRevisions(const std::string& cluster) override;
+  StatusOr<Volume> createVolume(const Volume& volume) override;
+  StatusOr<Volume> getVolume(const std::string& name) override;
+  StatusOr<std::vector<Volume>> listVolumes() override;
+  Status deleteVolume(const std::string& name) override;
   Status setRevisionState(const std::string& cluster, int64_t revision, RevisionState state,
                           const std::string& error) override;
 
@@ -92,6 +96,7 @@ class SqliteStore : public Store {
   // Inserts `record`'s revision row (spec, author, message) in the caller's
   // transaction and supersedes older pending ones.
   Status insertRevision(int64_t clusterId, const ClusterRecord& record);
+  StatusOr<Volume> parseVolume(const std::string& text) const;
   // A cached prepared statement for `sql`; the cache owns it.
   StatusOr<sqlite3_stmt*> prepare(const char* sql);
   Status error(int rc, const std::string& what) const;

@@ -11,7 +11,7 @@ const std::set<std::string>& methodNames() {
   static const std::set<std::string> names = {
       "prepareCluster", "writeFiles", "readFile", "startPod",       "podStatus",
       "listPods",       "stopPod",    "exec",     "destroyCluster", "listClusters",
-      "restartDaemon",  "stopCluster"};
+      "restartDaemon",  "stopCluster", "updateMounts", "appendFile", "prepareDirectory"};
   return names;
 }
 
@@ -160,6 +160,42 @@ StatusOr<ProcessResult> FakeRuntime::defaultExec(const std::string& cluster,
     if (p.spec.role == "worker" && p.running) result.out += name + "|idle|none\n";
   }
   return result;
+}
+
+Status FakeRuntime::appendFile(const std::string& cluster, const std::string& path,
+                               const std::string& text) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto fault = takeFault("appendFile")) return *fault;
+  if (badPath(path)) return invalidArgument("bad path " + path);
+  clusters_[cluster].files[path].content += text;
+  return Status::ok();
+}
+
+Status FakeRuntime::prepareDirectory(const std::string& cluster, const std::string& path, int uid,
+                                     int gid, int mode) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto fault = takeFault("prepareDirectory")) return *fault;
+  if (badPath(path)) return invalidArgument("bad path " + path);
+  directories_[cluster][path] = {uid, gid, mode};
+  return Status::ok();
+}
+
+std::map<std::string, std::array<int, 3>> FakeRuntime::directories(const std::string& cluster) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = directories_.find(cluster);
+  return it == directories_.end() ? std::map<std::string, std::array<int, 3>>{} : it->second;
+}
+
+Status FakeRuntime::updateMounts(const PodSpec& desired) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto fault = takeFault("updateMounts")) return *fault;
+  auto c = clusters_.find(desired.cluster);
+  if (c == clusters_.end()) return unavailable("pod " + desired.name + " is not running");
+  auto p = c->second.pods.find(desired.name);
+  if (p == c->second.pods.end() || !p->second.running)
+    return unavailable("pod " + desired.name + " is not running");
+  p->second.spec.mounts = desired.mounts;
+  return Status::ok();
 }
 
 Status FakeRuntime::restartDaemon(const std::string& cluster, const std::string& pod,

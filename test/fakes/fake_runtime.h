@@ -22,6 +22,7 @@
 // (`kFakeHostKey`) as the real runtime generates them. Thread-safe; handlers
 // are called without the lock held, so they may call back into the runtime.
 
+#include <array>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -59,6 +60,11 @@ class FakeRuntime : public Runtime {
   StatusOr<ProcessResult> exec(const std::string& cluster, const std::string& pod,
                                const std::vector<std::string>& argv,
                                const ProcessOptions& options = {}) override;
+  Status updateMounts(const PodSpec& desired) override;
+  Status appendFile(const std::string& cluster, const std::string& path,
+                    const std::string& text) override;
+  Status prepareDirectory(const std::string& cluster, const std::string& path, int uid, int gid,
+                          int mode) override;
   Status restartDaemon(const std::string& cluster, const std::string& pod,
                        const std::string& daemon, std::chrono::milliseconds timeout) override;
   Status stopCluster(const ClusterNetwork& net) override;
@@ -109,6 +115,9 @@ class FakeRuntime : public Runtime {
   // calls that found nothing to remove.
   std::vector<std::string> destroyed() const;
 
+  // Directories `prepareDirectory` made, by path: {uid, gid, mode}.
+  std::map<std::string, std::array<int, 3>> directories(const std::string& cluster) const;
+
   // Every successful `restartDaemon`, as "cluster/pod/daemon", in call order.
   std::vector<std::string> restarts() const;
 
@@ -141,6 +150,7 @@ class FakeRuntime : public Runtime {
   std::map<std::string, int> calls_;
   std::vector<std::string> destroyed_;
   std::vector<std::string> restarts_;
+  std::map<std::string, std::map<std::string, std::array<int, 3>>> directories_;
   ExecHandler execHandler_;
 };
 

@@ -216,4 +216,36 @@ Status FakeStore::setRevisionState(const std::string& cluster, int64_t revision,
   return Status::ok();
 }
 
+StatusOr<Volume> FakeStore::createVolume(const Volume& volume) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto fault = takeFault()) return *fault;
+  if (volume.name.empty()) return invalidArgument("volume name must not be empty");
+  if (!volumes_.emplace(volume.name, volume).second)
+    return conflict("a volume named " + quote(volume.name) + " already exists");
+  return volume;
+}
+
+StatusOr<Volume> FakeStore::getVolume(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto fault = takeFault()) return *fault;
+  auto it = volumes_.find(name);
+  if (it == volumes_.end()) return notFound("no volume named " + quote(name));
+  return it->second;
+}
+
+StatusOr<std::vector<Volume>> FakeStore::listVolumes() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto fault = takeFault()) return *fault;
+  std::vector<Volume> out;
+  for (const auto& [name, v] : volumes_) out.push_back(v);
+  return out;
+}
+
+Status FakeStore::deleteVolume(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto fault = takeFault()) return *fault;
+  if (!volumes_.erase(name)) return notFound("no volume named " + quote(name));
+  return Status::ok();
+}
+
 }  // namespace corral

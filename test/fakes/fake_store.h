@@ -39,6 +39,10 @@ class FakeStore : public Store {
   StatusOr<std::vector<Revision>> listRevisions(const std::string& cluster) override;
   Status setRevisionState(const std::string& cluster, int64_t revision, RevisionState state,
                           const std::string& error) override;
+  StatusOr<Volume> createVolume(const Volume& volume) override;
+  StatusOr<Volume> getVolume(const std::string& name) override;
+  StatusOr<std::vector<Volume>> listVolumes() override;
+  Status deleteVolume(const std::string& name) override;
 
   // The next call of any method above fails with `Status(code, message)` and
   // changes nothing; the calls after it behave normally again. A later
@@ -65,6 +69,7 @@ class FakeStore : public Store {
   std::map<int64_t, std::map<int64_t, Revision>> revisions_;  // By cluster id, revision.
   std::vector<Event> events_;                                    // In id order.
   std::map<std::string, int64_t> sequences_;
+  std::map<std::string, Volume> volumes_;
 };
 
 }  // namespace corral

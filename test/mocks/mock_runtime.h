@@ -31,6 +31,13 @@ class MockRuntime : public Runtime {
               (const std::string& cluster, const std::string& pod,
                const std::vector<std::string>& argv, const ProcessOptions& options),
               (override));
+  MOCK_METHOD(Status, updateMounts, (const PodSpec& desired), (override));
+  MOCK_METHOD(Status, appendFile,
+              (const std::string& cluster, const std::string& path, const std::string& text),
+              (override));
+  MOCK_METHOD(Status, prepareDirectory,
+              (const std::string& cluster, const std::string& path, int uid, int gid, int mode),
+              (override));
   MOCK_METHOD(Status, restartDaemon,
               (const std::string& cluster, const std::string& pod, const std::string& daemon,
                std::chrono::milliseconds timeout),

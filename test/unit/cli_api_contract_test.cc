@@ -6,43 +6,28 @@
 
 #include <gtest/gtest.h>
 
-#include <functional>
-#include <sstream>
+#include <filesystem>
+#include <fstream>
 #include <thread>
+#include <utility>
 
 #include "api/server.h"
-#include "cli/cli.h"
 #include "fakes/fake_clock.h"
 #include "fakes/fake_runtime.h"
 #include "fakes/fake_store.h"
 #include "reconcile/reconciler.h"
+#include "unit/cli_test_support.h"
 
 namespace corral {
 namespace {
-
-// The CLI's clock: steady time moves only when the CLI sleeps, and each
-// sleep first runs `onSleep(n)` (n counts from 1), which is where the test
-// moves the cluster's revisions on as the reconciler would.
-class ScriptedClock : public Clock {
- public:
-  std::chrono::steady_clock::time_point now() override { return now_; }
-  int64_t unixMillis() override { return 1764460800000 + 60 * 1000; }
-  void sleepFor(std::chrono::milliseconds d) override {
-    now_ += d;
-    if (onSleep) onSleep(++sleeps_);
-  }
-  std::function<void(int)> onSleep;
-
- private:
-  std::chrono::steady_clock::time_point now_{};
-  int sleeps_ = 0;
-};
 
 class CliApiContractTest : public ::testing::Test {
  protected:
   void SetUp() override {
     reconciler_ = std::make_unique<Reconciler>(store_, runtime_, serverClock_, ReconcilerOptions{});
-    api_ = std::make_unique<ApiServer>(store_, *reconciler_, serverClock_);
+    ApiOptions options;
+    options.dataDir = dataDir_.path();
+    api_ = std::make_unique<ApiServer>(store_, *reconciler_, serverClock_, options);
     ASSERT_TRUE(api_->bind("127.0.0.1", 0).isOk());
     serving_ = std::thread([this] { api_->serve(); });
 
@@ -75,25 +60,11 @@ class CliApiContractTest : public ::testing::Test {
     serving_.join();
   }
 
-  struct Result {
-    int code = -1;
-    std::string out;
-    std::string err;
-  };
-
-  Result run(std::vector<std::string> args) {
-    std::ostringstream out, err;
+  CliResult run(std::vector<std::string> args) {
     CliContext ctx;
-    ctx.out = &out;
-    ctx.err = &err;
     ctx.clock = &cliClock_;
-    args.insert(args.begin(),
-                {"corral", "--server", "http://127.0.0.1:" + std::to_string(api_->port())});
-    Result r;
-    r.code = runCli(args, ctx);
-    r.out = out.str();
-    r.err = err.str();
-    return r;
+    args.insert(args.begin(), {"--server", "http://127.0.0.1:" + std::to_string(api_->port())});
+    return runCorral(std::move(args), ctx);
   }
 
   ClusterRecord record() {
@@ -125,18 +96,21 @@ class CliApiContractTest : public ::testing::Test {
     ASSERT_TRUE(store_.updateCluster(r).isOk());
   }
 
+  // corrald's --data-dir: where volumes without a --source are made.
+  TempDir dataDir_;
   FakeStore store_;
   FakeRuntime runtime_;
   FakeClock serverClock_;
   std::unique_ptr<Reconciler> reconciler_;
   std::unique_ptr<ApiServer> api_;
   std::thread serving_;
-  ScriptedClock cliClock_;
+  // The CLI's clock; its `onSleep` plays the reconciler's part.
+  FakeCliClock cliClock_{1764460800000 + 60 * 1000};
 };
 
 TEST_F(CliApiContractTest, PartitionsConfigAndScaleRoundTrip) {
-  Result r = run({"partition", "create", "demo", "short", "--nodes", "slinky-[0-1]", "MaxTime=30",
-                  "--no-wait"});
+  CliResult r = run({"partition", "create", "demo", "short", "--nodes", "slinky-[0-1]",
+                     "MaxTime=30", "--no-wait"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out,
             "revision 2: create partition short\n"
@@ -176,7 +150,7 @@ TEST_F(CliApiContractTest, PartitionsConfigAndScaleRoundTrip) {
   r = run({"cluster", "scale", "demo", "--gpu-nodes", "1", "--no-wait"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out,
-            "revision 5: scale to 1 GPU nodes and 0 CPU nodes\n"
+            "revision 5: scale to 1 GPU node and 0 CPU nodes\n"
             "removes nodes slinky-[1-3]\n"
             "revision 5 requested; follow it with: corral cluster history demo\n");
 
@@ -191,7 +165,7 @@ TEST_F(CliApiContractTest, FailedChangeIsFollowedToItsRollback) {
     if (n == 2) failAndRollBack(2, 1, "slurmctld did not start");
     if (n == 4) markApplied(3);
   };
-  Result r = run({"config", "set", "demo", "MaxJobCount=5000"});
+  CliResult r = run({"config", "set", "demo", "MaxJobCount=5000"});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.out, "revision 2: config MaxJobCount=5000\n");
   EXPECT_EQ(r.err,
@@ -200,7 +174,7 @@ TEST_F(CliApiContractTest, FailedChangeIsFollowedToItsRollback) {
 }
 
 TEST_F(CliApiContractTest, ConfigDiffShowsTheRenderedChange) {
-  Result r = run({"config", "diff", "demo", "MaxJobCount=5000"});
+  CliResult r = run({"config", "diff", "demo", "MaxJobCount=5000"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("+MaxJobCount=5000\n"), std::string::npos) << r.out;
 
@@ -210,7 +184,7 @@ TEST_F(CliApiContractTest, ConfigDiffShowsTheRenderedChange) {
 }
 
 TEST_F(CliApiContractTest, ServerErrorsArePrintedAsTheyCome) {
-  Result r = run({"config", "set", "demo", "NoSuchParameter=1"});
+  CliResult r = run({"config", "set", "demo", "NoSuchParameter=1"});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
   EXPECT_NE(r.err.find("NoSuchParameter"), std::string::npos) << r.err;
@@ -220,6 +194,100 @@ TEST_F(CliApiContractTest, ServerErrorsArePrintedAsTheyCome) {
   EXPECT_EQ(r.err,
             "error: partition \"all\" is managed by corral and cannot be changed; create one of "
             "your own with: corral partition create\n");
+}
+
+TEST_F(CliApiContractTest, VolumesRoundTrip) {
+  CliResult r = run({"volume", "create", "data"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::string hostPath = dataDir_.path() + "/volumes/data";
+  EXPECT_EQ(r.out, "volume \"data\" created at " + hostPath +
+                       " (pfs)\n"
+                       "attach it with: corral volume attach CLUSTER data --path /pfs\n");
+  EXPECT_TRUE(std::filesystem::is_directory(hostPath));
+
+  r = run({"volume", "attach", "demo", "data", "--path", "/pfs", "--no-wait"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "revision 2: attach volume data at /pfs\n"
+            "revision 2 requested; follow it with: corral cluster history demo\n");
+  ASSERT_EQ(record().spec.volumes.size(), 1u);
+  EXPECT_EQ(record().spec.volumes[0].path, "/pfs");
+
+  r = run({"volume", "list"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\ndata   pfs    " + hostPath + "   demo:/pfs\n"), std::string::npos)
+      << r.out;
+
+  r = run({"volume", "delete", "data"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "error: volume \"data\" is attached to demo:/pfs; detach it first\n");
+
+  // The detach is applied while the CLI waits.
+  cliClock_.onSleep = [this](int n) {
+    if (n == 2) markApplied(3);
+  };
+  r = run({"volume", "detach", "demo", "data"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "revision 3: detach volume data\nrevision 3 applied\n");
+  cliClock_.onSleep = nullptr;
+
+  r = run({"volume", "delete", "data"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "volume \"data\" deleted with its directory " + hostPath + "\n");
+  EXPECT_FALSE(std::filesystem::exists(hostPath));
+}
+
+TEST_F(CliApiContractTest, UsersRoundTrip) {
+  std::string key = dataDir_.path() + "/alice.pub";
+  std::ofstream(key)
+      << "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIMxZgP62Li7d1LTEBDNuh75IrP8c8RRx0Noyqk6unAPc alice\n";
+  CliResult r = run({"user", "add", "demo", "alice", "--ssh-key", key, "--no-wait"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "revision 2: add login user alice\n"
+            "revision 2 requested; follow it with: corral cluster history demo\n");
+
+  r = run({"user", "list", "demo"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "NAME    UID     HOME                 KEYS\n"
+            "alice   20000   /shared/home/alice   1\n");
+
+  r = run({"user", "add", "demo", "alice", "--ssh-key", key});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "error: user \"alice\" already exists\n");
+
+  r = run({"user", "remove", "demo", "alice", "--no-wait"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("revision 3: remove login user alice\n", 0), 0u) << r.out;
+  EXPECT_TRUE(record().spec.users.empty());
+}
+
+TEST_F(CliApiContractTest, NodesListAndReboot) {
+  CliResult r = run({"node", "list", "demo"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  // The reconciler never ran: Slurm has not reported and no agent has either.
+  EXPECT_EQ(r.out,
+            "NODE                       STATE   REASON   GPUS   HEALTH\n"
+            "corral_node_1 (slinky-0)   -       -        8      unknown\n"
+            "corral_node_2 (slinky-1)   -       -        8      unknown\n"
+            "corral_node_3 (slinky-2)   -       -        8      unknown\n"
+            "corral_node_4 (slinky-3)   -       -        8      unknown\n");
+
+  r = run({"node", "get", "demo", "slinky-1"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("Node:       corral_node_2 (slinky-1)\n", 0), 0u) << r.out;
+
+  r = run({"node", "reboot", "demo", "slinky-1", "--no-wait"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "revision 2: reboot node slinky-1\n"
+            "revision 2 requested; follow it with: corral cluster history demo\n");
+  EXPECT_EQ(record().spec.nodeGenerations["slinky-1"], 1);
+
+  r = run({"node", "get", "demo", "slinky-9"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "error: cluster \"demo\" has no node named \"slinky-9\"\n");
 }
 
 }  // namespace

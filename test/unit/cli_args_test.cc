@@ -2,7 +2,6 @@
 // corrald: URLs, request bodies, SSH keys, ssh's argv and shell quoting.
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,34 +9,18 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
-#include "cli/cli.h"
 #include "cli/client.h"
 #include "cli/cluster_cmd.h"
 #include "cli/ssh_cmd.h"
 #include "cli/ssh_keys.h"
+#include "unit/cli_test_support.h"
 
 namespace corral {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A fresh directory, removed with everything in it at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "corral-cli-test-XXXXXX").string();
-    path_ = ::mkdtemp(tmpl.data()) != nullptr ? tmpl : "";
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 void writeFile(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
@@ -332,34 +315,13 @@ TEST(CliArgsTest, WritePrivateFileCreatesDirsAndMode0600) {
 
 // ---- whole command lines that never reach a server ----
 
-struct Captured {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-class NoClock : public Clock {
- public:
-  std::chrono::steady_clock::time_point now() override { return {}; }
-  int64_t unixMillis() override { return 0; }
-  void sleepFor(std::chrono::milliseconds) override {}
-};
-
-Captured run(std::vector<std::string> args, const std::string& home = "/nonexistent") {
-  std::ostringstream out, err;
-  NoClock clock;
+CliResult run(std::vector<std::string> args, const std::string& home = "/nonexistent") {
+  FakeCliClock clock;
   CliContext ctx;
-  ctx.out = &out;
-  ctx.err = &err;
   ctx.clock = &clock;
   ctx.home = home;
   ctx.exec = [](const std::vector<std::string>&) { return internalError("exec in a test"); };
-  args.insert(args.begin(), "corral");
-  Captured c;
-  c.code = runCli(args, ctx);
-  c.out = out.str();
-  c.err = err.str();
-  return c;
+  return runCorral(std::move(args), ctx);
 }
 
 TEST(CliArgsTest, UsageErrorsExitTwo) {
@@ -378,7 +340,7 @@ TEST(CliArgsTest, UsageErrorsExitTwo) {
            {"--server", "ftp://x", "cluster", "list"},
            {s, "ssh", "demo", "ls", "-la"},
        }) {
-    Captured c = run(args);
+    CliResult c = run(args);
     std::string joined;
     for (const auto& a : args) joined += a + " ";
     EXPECT_EQ(c.code, 2) << joined << c.err;
@@ -388,7 +350,7 @@ TEST(CliArgsTest, UsageErrorsExitTwo) {
 }
 
 TEST(CliArgsTest, HelpAndVersionExitZero) {
-  Captured c = run({"--help"});
+  CliResult c = run({"--help"});
   EXPECT_EQ(c.code, 0);
   EXPECT_NE(c.out.find("cluster"), std::string::npos);
   c = run({"version"});
@@ -401,8 +363,8 @@ TEST(CliArgsTest, HelpAndVersionExitZero) {
 
 TEST(CliArgsTest, UnreadableKeyFileFailsBeforeAnyRequest) {
   // Nothing listens on the server URL; the error must be about the file.
-  Captured c = run({"--server", "http://127.0.0.1:9", "cluster", "create", "demo", "--ssh-key",
-                    "/nonexistent/key.pub"});
+  CliResult c = run({"--server", "http://127.0.0.1:9", "cluster", "create", "demo", "--ssh-key",
+                     "/nonexistent/key.pub"});
   EXPECT_EQ(c.code, 1);
   EXPECT_EQ(c.err,
             "error: cannot read SSH key file /nonexistent/key.pub: No such file or directory\n");

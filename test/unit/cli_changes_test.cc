@@ -4,16 +4,11 @@
 // those commands print.
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <atomic>
-#include <filesystem>
 #include <fstream>
 #include <mutex>
-#include <sstream>
-#include <thread>
 
-#include "cli/cli.h"
 #include "cli/client.h"
 #include "cli/cluster_cmd.h"
 #include "cli/command.h"
@@ -21,61 +16,10 @@
 #include "cli/http.h"
 #include "cli/output.h"
 #include "cli/partition_cmd.h"
+#include "unit/cli_test_support.h"
 
 namespace corral {
 namespace {
-
-namespace fs = std::filesystem;
-
-constexpr int64_t kNow = 1764464400 + 90;
-
-// Steady time moves only when the CLI sleeps, so waits run instantly and
-// their timeouts are exact. Wall time is fixed at `kNow`.
-class FakeClock : public Clock {
- public:
-  std::chrono::steady_clock::time_point now() override { return now_; }
-  int64_t unixMillis() override { return kNow * 1000; }
-  void sleepFor(std::chrono::milliseconds d) override {
-    now_ += d;
-    ++sleeps_;
-  }
-  int sleeps() const { return sleeps_; }
-
- private:
-  std::chrono::steady_clock::time_point now_{};
-  int sleeps_ = 0;
-};
-
-class FakeCorrald {
- public:
-  FakeCorrald() {
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    // stop() before the accept loop has started would leave it running.
-    while (!server_.is_running()) std::this_thread::yield();
-  }
-  ~FakeCorrald() {
-    server_.stop();
-    thread_.join();
-  }
-  httplib::Server& server() { return server_; }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-
- private:
-  httplib::Server server_;
-  int port_ = 0;
-  std::thread thread_;
-};
-
-void reply(httplib::Response& res, int status, const Json& body) {
-  res.status = status;
-  res.set_content(body.dump(), "application/json");
-}
-
-void replyError(httplib::Response& res, int status, const std::string& code,
-                const std::string& message) {
-  reply(res, status, Json{{"error", {{"code", code}, {"message", message}}}});
-}
 
 Json cluster(const std::string& status, const std::string& phase = "") {
   Json c = Json::parse(R"({"name": "demo", "status": "", "phase": "", "reason": "",
@@ -103,53 +47,17 @@ Json nothingChanged() {
 
 Json revision(int64_t n, const std::string& state, const std::string& author = "api",
               const std::string& error = "", const std::string& message = "") {
-  return {{"revision", n},  {"author", author}, {"message", message},    {"createdAt", kNow - 60},
-          {"state", state}, {"error", error},   {"spec", Json::object()}};
+  return {
+      {"revision", n},  {"author", author}, {"message", message},    {"createdAt", kCliNow - 60},
+      {"state", state}, {"error", error},   {"spec", Json::object()}};
 }
 
 Json history(std::vector<Json> revisions, int64_t applied) {
   return {{"revisions", revisions}, {"appliedRevision", applied}};
 }
 
-class TempHome {
- public:
-  TempHome() {
-    std::string tmpl = (fs::temp_directory_path() / "corral-cli-home-XXXXXX").string();
-    path_ = ::mkdtemp(tmpl.data()) != nullptr ? tmpl : "";
-  }
-  ~TempHome() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-class CliChangesTest : public ::testing::Test {
+class CliChangesTest : public FakeCorraldTest {
  protected:
-  struct Result {
-    int code = -1;
-    std::string out;
-    std::string err;
-  };
-
-  Result run(std::vector<std::string> args) {
-    std::ostringstream out, err;
-    CliContext ctx;
-    ctx.out = &out;
-    ctx.err = &err;
-    ctx.clock = &clock_;
-    ctx.home = home_.path();
-    args.insert(args.begin(), {"corral", "--server", corrald_.url()});
-    Result r;
-    r.code = runCli(args, ctx);
-    r.out = out.str();
-    r.err = err.str();
-    return r;
-  }
-
   // Serves GET /clusters/demo with `clusters` and GET /clusters/demo/revisions
   // with `revisions`, one answer per poll, repeating the last.
   void serveSequences(std::vector<Json> clusters, std::vector<Json> revisions) {
@@ -184,9 +92,6 @@ class CliChangesTest : public ::testing::Test {
     return received_;
   }
 
-  FakeCorrald corrald_;
-  FakeClock clock_;
-  TempHome home_;
   std::vector<Json> clusters_;
   std::vector<Json> revisions_;
   std::atomic<int> clusterGets_{0};
@@ -211,7 +116,7 @@ TEST_F(CliChangesTest, ScaleSendsOnlyWhatWasGivenAndSaysWhatWillHappen) {
                             {"jobsOnRemovedNodes", {"12 alice train", "13 bob eval"}},
                             {"jobsWillBe", "cancelled"}}));
       });
-  Result r = run({"cluster", "scale", "demo", "--gpu-nodes", "2", "--force", "--no-wait"});
+  CliResult r = run({"cluster", "scale", "demo", "--gpu-nodes", "2", "--force", "--no-wait"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(received().dump(), R"({"gpuNodes":2,"force":true})");
   EXPECT_EQ(r.out,
@@ -238,7 +143,7 @@ TEST_F(CliChangesTest, ScaleWithoutForceWaitsForJobsThenForTheRevision) {
                          });
   serveSequences({cluster("Running", "draining slinky-1"), cluster("Running")},
                  {history({revision(5, "Pending")}, 4), history({revision(5, "Applied")}, 5)});
-  Result r = run({"cluster", "scale", "demo", "--gpu-nodes", "1", "--cpu-nodes", "3"});
+  CliResult r = run({"cluster", "scale", "demo", "--gpu-nodes", "1", "--cpu-nodes", "3"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(received().dump(), R"({"gpuNodes":1,"cpuNodes":3})");
   EXPECT_EQ(r.out,
@@ -251,7 +156,7 @@ TEST_F(CliChangesTest, ScaleWithoutForceWaitsForJobsThenForTheRevision) {
 }
 
 TEST_F(CliChangesTest, ScaleWithoutASizeIsAUsageError) {
-  Result r = run({"cluster", "scale", "demo", "--force"});
+  CliResult r = run({"cluster", "scale", "demo", "--force"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("give the new size: --gpu-nodes N, --cpu-nodes M or both"),
             std::string::npos)
@@ -272,7 +177,8 @@ TEST_F(CliChangesTest, ConfigSetSplitsAtTheFirstEqualsAndWaitsUntilApplied) {
                  {history({revision(3, "Applied"), revision(4, "Pending")}, 3),
                   history({revision(3, "Applied"), revision(4, "Pending")}, 3),
                   history({revision(3, "Applied"), revision(4, "Applied")}, 4)});
-  Result r = run({"config", "set", "demo", "MaxJobCount=5000", "SchedulerParameters=bf_window=60"});
+  CliResult r =
+      run({"config", "set", "demo", "MaxJobCount=5000", "SchedulerParameters=bf_window=60"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(received().dump(),
             R"({"set":{"MaxJobCount":"5000","SchedulerParameters":"bf_window=60"}})");
@@ -286,7 +192,7 @@ TEST_F(CliChangesTest, ConfigSetSplitsAtTheFirstEqualsAndWaitsUntilApplied) {
 
 TEST_F(CliChangesTest, ConfigSetRejectsABareWordBeforeSendingAnything) {
   serveConfigPatch(changeAnswer(4, "unused"));
-  Result r = run({"config", "set", "demo", "MaxJobCount=5000", "MinJobAge"});
+  CliResult r = run({"config", "set", "demo", "MaxJobCount=5000", "MinJobAge"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("\"MinJobAge\" is not Key=Value; write it as MinJobAge=VALUE"),
             std::string::npos)
@@ -324,7 +230,7 @@ TEST_F(CliChangesTest, FailedChangeReportsTheErrorThenTheRollbackAndExitsOne) {
        history({revision(3, "Applied"), revision(4, "Failed", "api", "slurmctld did not start"),
                 revision(5, "Applied", "corral")},
                5)});
-  Result r = run({"config", "set", "demo", "MaxJobCount=1"});
+  CliResult r = run({"config", "set", "demo", "MaxJobCount=1"});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.out, "revision 4: config MaxJobCount=1\n");
   EXPECT_EQ(r.err,
@@ -344,7 +250,7 @@ TEST_F(CliChangesTest, RollbackAlreadyAppliedStillNamesTheRestoredRevision) {
                                                  revision(7, "Failed", "api", "bad value"),
                                                  revision(8, "Applied", "corral")},
                                                 8)});
-  Result r = run({"config", "set", "demo", "MaxJobCount=1", "-o", "json"});
+  CliResult r = run({"config", "set", "demo", "MaxJobCount=1", "-o", "json"});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(Json::parse(r.out)["state"], "Failed");
   EXPECT_EQ(r.err,
@@ -357,7 +263,7 @@ TEST_F(CliChangesTest, SupersededChangeExitsOne) {
   serveConfigPatch(changeAnswer(4, "config MaxJobCount=1"));
   serveSequences({cluster("Running")},
                  {history({revision(4, "Superseded"), revision(5, "Pending")}, 3)});
-  Result r = run({"config", "set", "demo", "MaxJobCount=1"});
+  CliResult r = run({"config", "set", "demo", "MaxJobCount=1"});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.err,
             "error: revision 4 was superseded by revision 5, a newer change, before it was "
@@ -368,7 +274,7 @@ TEST_F(CliChangesTest, WaitingTimesOutSayingHowToFollowTheChange) {
   serveConfigPatch(changeAnswer(4, "config MaxJobCount=1"));
   serveSequences({cluster("Running", "applying revision 4")},
                  {history({revision(4, "Pending")}, 3)});
-  Result r = run({"config", "set", "demo", "MaxJobCount=1", "--timeout", "1"});
+  CliResult r = run({"config", "set", "demo", "MaxJobCount=1", "--timeout", "1"});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(revisionGets_.load(), 4);  // 1 s at 250 ms a poll.
   EXPECT_EQ(r.err,
@@ -381,7 +287,7 @@ TEST_F(CliChangesTest, WaitingTimesOutSayingHowToFollowTheChange) {
 TEST_F(CliChangesTest, WaitingStopsWhenTheClusterIsBeingDeleted) {
   serveConfigPatch(changeAnswer(4, "config MaxJobCount=1"));
   serveSequences({cluster("Deleting", "stopping nodes")}, {history({revision(4, "Pending")}, 3)});
-  Result r = run({"config", "set", "demo", "MaxJobCount=1"});
+  CliResult r = run({"config", "set", "demo", "MaxJobCount=1"});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.err,
             "Deleting: stopping nodes\n"
@@ -392,7 +298,7 @@ TEST_F(CliChangesTest, WaitingStopsWhenTheClusterIsBeingDeleted) {
 TEST_F(CliChangesTest, NothingToChangeExitsZeroWithoutWaiting) {
   serveConfigPatch(nothingChanged(), 200);
   serveSequences({cluster("Running")}, {history({}, 3)});
-  Result r = run({"config", "set", "demo", "MaxJobCount=5000"});
+  CliResult r = run({"config", "set", "demo", "MaxJobCount=5000"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, "nothing to change\n");
   EXPECT_EQ(r.err, "");
@@ -402,7 +308,7 @@ TEST_F(CliChangesTest, NothingToChangeExitsZeroWithoutWaiting) {
 
 TEST_F(CliChangesTest, ConfigUnsetSendsTheKeys) {
   serveConfigPatch(changeAnswer(4, "config unset MaxJobCount unset MinJobAge"));
-  Result r = run({"config", "unset", "demo", "MaxJobCount", "MinJobAge", "--no-wait"});
+  CliResult r = run({"config", "unset", "demo", "MaxJobCount", "MinJobAge", "--no-wait"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(received().dump(), R"({"unset":["MaxJobCount","MinJobAge"]})");
   EXPECT_EQ(r.out,
@@ -417,7 +323,7 @@ TEST_F(CliChangesTest, ConfigGetListsSettingsOrSaysThereAreNone) {
   corrald_.server().Get(
       "/api/v1/clusters/demo/config",
       [&](const httplib::Request&, httplib::Response& res) { reply(res, 200, body); });
-  Result r = run({"config", "get", "demo"});
+  CliResult r = run({"config", "get", "demo"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, "MaxJobCount=5000\nMinJobAge=300\n");
   body["slurmConf"] = Json::object();
@@ -436,7 +342,7 @@ TEST_F(CliChangesTest, ConfigDiffSendsTheSettingsAndPrintsTheDiff) {
                            received_ = Json::parse(req.body);
                            reply(res, 200, answer);
                          });
-  Result r = run({"config", "diff", "demo", "MaxJobCount=5000"});
+  CliResult r = run({"config", "diff", "demo", "MaxJobCount=5000"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(received().dump(), R"({"set":{"MaxJobCount":"5000"}})");
   EXPECT_EQ(r.out, answer["diff"].get<std::string>() + "this change restarts slurmctld\n");
@@ -493,8 +399,8 @@ TEST_F(CliChangesTest, PartitionUpdateMergesIntoWhatIsThereAndPutsTheWhole) {
                           received_ = Json::parse(req.body);
                           reply(res, 202, changeAnswer(6, "update partition debug"));
                         });
-  Result r = run({"partition", "update", "demo", "debug", "maxtime=120", "PriorityTier=2",
-                  "--unset", "default", "--no-wait"});
+  CliResult r = run({"partition", "update", "demo", "debug", "maxtime=120", "PriorityTier=2",
+                     "--unset", "default", "--no-wait"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(path, "debug");
   // Keys keep corrald's spelling; Default is gone; nodes stay as they were.
@@ -546,8 +452,8 @@ TEST_F(CliChangesTest, PartitionCreateSendsNodesAndOptionsThenWaits) {
                            reply(res, 202, changeAnswer(6, "create partition short"));
                          });
   serveSequences({cluster("Running")}, {history({revision(6, "Applied")}, 6)});
-  Result r = run({"partition", "create", "demo", "short", "--nodes", "slinky-[0-1]", "MaxTime=30",
-                  "Default=YES"});
+  CliResult r = run({"partition", "create", "demo", "short", "--nodes", "slinky-[0-1]",
+                     "MaxTime=30", "Default=YES"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(received().dump(), R"({"name":"short","nodes":"slinky-[0-1]",)"
                                R"("options":{"MaxTime":"30","Default":"YES"}})");
@@ -564,7 +470,7 @@ TEST_F(CliChangesTest, PartitionDeleteForceAsksForItAndNamesTheJobs) {
         reply(res, 202,
               changeAnswer(7, "delete partition short", {{"jobsInPartition", {"21 carol sweep"}}}));
       });
-  Result r = run({"partition", "delete", "demo", "short", "--force", "--no-wait"});
+  CliResult r = run({"partition", "delete", "demo", "short", "--force", "--no-wait"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(force, "true");
   EXPECT_EQ(r.out,
@@ -581,7 +487,7 @@ TEST_F(CliChangesTest, PartitionDeleteWithJobsAndNoForceShowsCorraldsReason) {
                              replyError(res, 409, "FailedPrecondition",
                                         "partition \"short\" has 1 pending or running jobs");
                            });
-  Result r = run({"partition", "delete", "demo", "short"});
+  CliResult r = run({"partition", "delete", "demo", "short"});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.err, "error: partition \"short\" has 1 pending or running jobs\n");
 }
@@ -621,7 +527,7 @@ TEST_F(CliChangesTest, HistoryAsTableAndJson) {
   corrald_.server().Get(
       "/api/v1/clusters/demo/revisions",
       [&](const httplib::Request&, httplib::Response& res) { reply(res, 200, body); });
-  Result r = run({"cluster", "history", "demo"});
+  CliResult r = run({"cluster", "history", "demo"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out,
             "REVISION   STATE               AUTHOR   AGE   MESSAGE\n"
@@ -640,7 +546,7 @@ TEST_F(CliChangesTest, LoginRestartFollowsItsRevision) {
                            reply(res, 202, changeAnswer(9, "restart the login service"));
                          });
   serveSequences({cluster("Running")}, {history({revision(9, "Applied")}, 9)});
-  Result r = run({"login", "restart", "demo"});
+  CliResult r = run({"login", "restart", "demo"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(posts.load(), 1);
   EXPECT_EQ(r.out, "revision 9: restart the login service\nrevision 9 applied\n");
@@ -653,7 +559,7 @@ TEST_F(CliChangesTest, ReconfigureWhileCreatingSaysAnotherPassIsComing) {
                            a["cluster"] = cluster("Creating", "starting workers");
                            reply(res, 202, a);
                          });
-  Result r = run({"cluster", "reconfigure", "demo"});
+  CliResult r = run({"cluster", "reconfigure", "demo"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out,
             "cluster \"demo\" is still being created; corrald makes another creation pass; "
@@ -669,7 +575,7 @@ TEST_F(CliChangesTest, SetKeysReadsTheFilesAndSendsTheKeys) {
                           received_ = Json::parse(req.body);
                           reply(res, 202, changeAnswer(4, "set 1 SSH keys for root"));
                         });
-  Result r = run({"cluster", "set-keys", "demo", "--ssh-key", file, "--no-wait"});
+  CliResult r = run({"cluster", "set-keys", "demo", "--ssh-key", file, "--no-wait"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(received().dump(), R"({"sshKeys":["ssh-ed25519 AAAA me@laptop"]})");
 
@@ -684,7 +590,7 @@ TEST_F(CliChangesTest, TerminateWaitsUntilTerminated) {
                            reply(res, 202, cluster("Terminating", "queued"));
                          });
   serveSequences({cluster("Terminating", "stopping nodes"), cluster("Terminated")}, {});
-  Result r = run({"cluster", "terminate", "demo", "--wait"});
+  CliResult r = run({"cluster", "terminate", "demo", "--wait"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.err, "Terminating: queued\nTerminating: stopping nodes\nTerminated\n");
   EXPECT_EQ(r.out, "cluster \"demo\" terminated\n");
@@ -698,7 +604,7 @@ TEST_F(CliChangesTest, CloneNamesTheNewClusterAndWaitsForRunning) {
                            reply(res, 201, cluster("Creating", "queued"));
                          });
   serveSequences({cluster("Creating", "allocating nodes"), cluster("Running")}, {});
-  Result r = run({"cluster", "clone", "old", "demo", "--wait"});
+  CliResult r = run({"cluster", "clone", "old", "demo", "--wait"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(received().dump(), R"({"name":"demo"})");
   EXPECT_EQ(r.err, "Creating: queued\nCreating: allocating nodes\nRunning\n");
@@ -714,7 +620,7 @@ TEST_F(CliChangesTest, CloneNamesTheNewClusterAndWaitsForRunning) {
 // ---- the command tree ----
 
 TEST_F(CliChangesTest, UnknownSubcommandsAreNamedWithTheChoices) {
-  Result r = run({"partition", "frobnicate", "demo"});
+  CliResult r = run({"partition", "frobnicate", "demo"});
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err,
             "error: unknown command \"corral partition frobnicate\"; the commands are: list, "
@@ -728,7 +634,12 @@ TEST_F(CliChangesTest, UnknownSubcommandsAreNamedWithTheChoices) {
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err,
             "error: unknown command \"corral settings\"; the commands are: cluster, partition, "
-            "config, login, events, ssh, version\n");
+            "config, login, controller, volume, node, user, events, ssh, version\n");
+  r = run({"cluster"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err,
+            "error: \"corral cluster\" needs a command: create, list, get, delete, history, "
+            "scale, reconfigure, set-keys, terminate, clone; see: corral cluster --help\n");
 }
 
 }  // namespace

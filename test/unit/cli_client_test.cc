@@ -8,70 +8,16 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
 #include <sstream>
-#include <thread>
 
-#include "cli/cli.h"
 #include "cli/client.h"
 #include "cli/http.h"
+#include "unit/cli_test_support.h"
 
 namespace corral {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Steady time moves only when the CLI sleeps, so `--wait` runs instantly and
-// its timeout is exact. Wall time is fixed.
-class FakeClock : public Clock {
- public:
-  std::chrono::steady_clock::time_point now() override { return now_; }
-  int64_t unixMillis() override { return 1764464400000 + 90 * 1000; }
-  void sleepFor(std::chrono::milliseconds d) override {
-    now_ += d;
-    ++sleeps_;
-  }
-  int sleeps() const { return sleeps_; }
-
- private:
-  std::chrono::steady_clock::time_point now_{};
-  int sleeps_ = 0;
-};
-
-class FakeCorrald {
- public:
-  FakeCorrald() {
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    // stop() before the accept loop has started would leave it running.
-    while (!server_.is_running()) std::this_thread::yield();
-  }
-  ~FakeCorrald() {
-    server_.stop();
-    thread_.join();
-  }
-  httplib::Server& server() { return server_; }
-  int port() const { return port_; }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-
- private:
-  httplib::Server server_;
-  int port_ = 0;
-  std::thread thread_;
-};
-
-void reply(httplib::Response& res, int status, const std::string& body) {
-  res.status = status;
-  res.set_content(body, "application/json");
-}
-
-void replyError(httplib::Response& res, int status, const std::string& code,
-                const std::string& message) {
-  Json e;
-  e["error"]["code"] = code;
-  e["error"]["message"] = message;
-  reply(res, status, e.dump());
-}
 
 Json cluster(const std::string& status, const std::string& phase = "",
              const std::string& reason = "") {
@@ -89,48 +35,17 @@ Json cluster(const std::string& status, const std::string& phase = "",
   return c;
 }
 
-class TempHome {
- public:
-  TempHome() {
-    std::string tmpl = (fs::temp_directory_path() / "corral-cli-home-XXXXXX").string();
-    path_ = ::mkdtemp(tmpl.data()) != nullptr ? tmpl : "";
-  }
-  ~TempHome() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-class CliClientTest : public ::testing::Test {
+class CliClientTest : public FakeCorraldTest {
  protected:
-  struct Result {
-    int code = -1;
-    std::string out;
-    std::string err;
-  };
-
-  Result run(std::vector<std::string> args) {
-    std::ostringstream out, err;
-    CliContext ctx;
-    ctx.out = &out;
-    ctx.err = &err;
-    ctx.clock = &clock_;
-    ctx.home = home_.path();
+  // Records what `corral ssh` would exec instead of running it.
+  CliContext context() override {
+    CliContext ctx = FakeCorraldTest::context();
     ctx.stdinIsTty = stdinIsTty_;
     ctx.exec = [this](const std::vector<std::string>& argv) {
       execed_ = argv;
       return Status::ok();
     };
-    args.insert(args.begin(), {"corral", "--server", corrald_.url()});
-    Result r;
-    r.code = runCli(args, ctx);
-    r.out = out.str();
-    r.err = err.str();
-    return r;
+    return ctx;
   }
 
   std::string writeKeyFile(const std::string& name, const std::string& text) {
@@ -139,9 +54,6 @@ class CliClientTest : public ::testing::Test {
     return path;
   }
 
-  FakeCorrald corrald_;
-  FakeClock clock_;
-  TempHome home_;
   bool stdinIsTty_ = false;
   std::vector<std::string> execed_;
 };
@@ -151,7 +63,7 @@ TEST_F(CliClientTest, ListAsTableAndAsJson) {
   corrald_.server().Get("/api/v1/clusters", [&](const httplib::Request&, httplib::Response& res) {
     reply(res, 200, body);
   });
-  Result r = run({"cluster", "list"});
+  CliResult r = run({"cluster", "list"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out,
             "NAME   STATUS    GPU-NODES   CPU-NODES   LOGIN        AGE\n"
@@ -168,7 +80,7 @@ TEST_F(CliClientTest, GetShowsNodesTheWayTheConsoleDoes) {
                         [&](const httplib::Request&, httplib::Response& res) {
                           reply(res, 200, cluster("Running").dump());
                         });
-  Result r = run({"cluster", "get", "demo"});
+  CliResult r = run({"cluster", "get", "demo"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("Status:     Running\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Login:      ssh root@172.29.1.3"), std::string::npos);
@@ -187,7 +99,7 @@ TEST_F(CliClientTest, ApiErrorPrintsTheMessageAndExitsOne) {
       R"(/api/v1/clusters/([^/]+))", [&](const httplib::Request& req, httplib::Response& res) {
         replyError(res, 404, "NotFound", "cluster \"" + req.matches[1].str() + "\" not found");
       });
-  Result r = run({"cluster", "get", "nope"});
+  CliResult r = run({"cluster", "get", "nope"});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err, "error: cluster \"nope\" not found\n");
@@ -200,7 +112,7 @@ TEST_F(CliClientTest, NamesAreOnePathSegment) {
                           seen = req.matches[1].str();
                           replyError(res, 404, "NotFound", "no");
                         });
-  Result r = run({"cluster", "get", "a/../b c"});
+  CliResult r = run({"cluster", "get", "a/../b c"});
   EXPECT_EQ(r.code, 1);
   // httplib's server decodes the path; what matters is that it arrived whole.
   EXPECT_EQ(seen, "a/../b c");
@@ -216,8 +128,8 @@ TEST_F(CliClientTest, CreateSendsTheRequestAndSaysHowToFollow) {
                          });
   std::string k1 = writeKeyFile("a.pub", "# laptop\nssh-ed25519 AAAA me@laptop\n\n");
   std::string k2 = writeKeyFile("b.pub", "ssh-rsa BBBB me@desk\n");
-  Result r = run({"cluster", "create", "demo", "--gpu-nodes", "16", "--gpus-per-node", "4",
-                  "--cpu-nodes", "-1", "--ssh-key", k1, "--ssh-key", k2});
+  CliResult r = run({"cluster", "create", "demo", "--gpu-nodes", "16", "--gpus-per-node", "4",
+                     "--cpu-nodes", "-1", "--ssh-key", k1, "--ssh-key", k2});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, "cluster \"demo\" is being created; follow it with: corral cluster get demo\n");
   EXPECT_EQ(received.dump(), R"({"name":"demo","gpuNodes":16,"gpusPerNode":4,"cpuNodes":-1,)"
@@ -232,7 +144,7 @@ TEST_F(CliClientTest, CreateWithoutSshKeyUsesCorralsOwnKey) {
                            received = Json::parse(req.body);
                            reply(res, 201, cluster("Creating").dump());
                          });
-  Result r = run({"cluster", "create", "demo"});
+  CliResult r = run({"cluster", "create", "demo"});
   EXPECT_EQ(r.code, 0) << r.err;
   std::ifstream pub(home_.path() + "/.ssh/corral_ed25519.pub");
   std::string key;
@@ -262,7 +174,7 @@ TEST_F(CliClientTest, CreateWaitReportsEachNewPhaseThenTheSummary) {
                           reply(res, 200, answers[i].dump());
                         });
   std::string k = writeKeyFile("a.pub", "ssh-ed25519 AAAA me\n");
-  Result r = run({"cluster", "create", "demo", "--ssh-key", k, "--wait"});
+  CliResult r = run({"cluster", "create", "demo", "--ssh-key", k, "--wait"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.err,
             "Creating: allocating nodes\n"
@@ -283,7 +195,7 @@ TEST_F(CliClientTest, CreateWaitWithJsonOutputPrintsTheRunningCluster) {
                           reply(res, 200, cluster("Running").dump());
                         });
   std::string k = writeKeyFile("a.pub", "ssh-ed25519 AAAA me\n");
-  Result r = run({"cluster", "create", "demo", "--ssh-key", k, "--wait", "-o", "json"});
+  CliResult r = run({"cluster", "create", "demo", "--ssh-key", k, "--wait", "-o", "json"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(Json::parse(r.out), cluster("Running"));
 }
@@ -297,7 +209,7 @@ TEST_F(CliClientTest, CreateWaitOnFailureExitsOneWithTheReason) {
                           reply(res, 200, cluster("Failed", "", "image pull failed").dump());
                         });
   std::string k = writeKeyFile("a.pub", "ssh-ed25519 AAAA me\n");
-  Result r = run({"cluster", "create", "demo", "--ssh-key", k, "--wait"});
+  CliResult r = run({"cluster", "create", "demo", "--ssh-key", k, "--wait"});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err,
@@ -315,7 +227,7 @@ TEST_F(CliClientTest, CreateWaitTimesOut) {
                           reply(res, 200, cluster("Creating", "booting").dump());
                         });
   std::string k = writeKeyFile("a.pub", "ssh-ed25519 AAAA me\n");
-  Result r = run({"cluster", "create", "demo", "--ssh-key", k, "--wait", "--timeout", "1"});
+  CliResult r = run({"cluster", "create", "demo", "--ssh-key", k, "--wait", "--timeout", "1"});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(gets.load(), 4);  // 1 s at 250 ms a poll.
   EXPECT_EQ(r.err,
@@ -338,7 +250,7 @@ TEST_F(CliClientTest, CreateWaitRidesOutABriefOutage) {
                           }
                         });
   std::string k = writeKeyFile("a.pub", "ssh-ed25519 AAAA me\n");
-  Result r = run({"cluster", "create", "demo", "--ssh-key", k, "--wait"});
+  CliResult r = run({"cluster", "create", "demo", "--ssh-key", k, "--wait"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.err, "Creating\nRunning\n");
 }
@@ -348,7 +260,7 @@ TEST_F(CliClientTest, CreateConflictExitsOne) {
     replyError(res, 409, "Conflict", "cluster \"demo\" already exists");
   });
   std::string k = writeKeyFile("a.pub", "ssh-ed25519 AAAA me\n");
-  Result r = run({"cluster", "create", "demo", "--ssh-key", k, "--wait"});
+  CliResult r = run({"cluster", "create", "demo", "--ssh-key", k, "--wait"});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.err, "error: cluster \"demo\" already exists\n");
 }
@@ -358,7 +270,7 @@ TEST_F(CliClientTest, DeleteWithoutWait) {
                            [&](const httplib::Request&, httplib::Response& res) {
                              reply(res, 202, cluster("Deleting").dump());
                            });
-  Result r = run({"cluster", "delete", "demo"});
+  CliResult r = run({"cluster", "delete", "demo"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, "cluster \"demo\" is being deleted; follow it with: corral cluster get demo\n");
 }
@@ -380,7 +292,7 @@ TEST_F(CliClientTest, DeleteWaitPollsUntilNotFound) {
                             replyError(res, 404, "NotFound", "cluster \"demo\" not found");
                           }
                         });
-  Result r = run({"cluster", "delete", "demo", "--wait"});
+  CliResult r = run({"cluster", "delete", "demo", "--wait"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.err, "Deleting: stopping nodes\nDeleting: removing network\n");
   EXPECT_EQ(r.out, "cluster \"demo\" deleted\n");
@@ -392,7 +304,7 @@ TEST_F(CliClientTest, EventsAsTableAndJson) {
   corrald_.server().Get(
       "/api/v1/clusters/demo/events",
       [&](const httplib::Request&, httplib::Response& res) { reply(res, 200, body); });
-  Result r = run({"events", "demo"});
+  CliResult r = run({"events", "demo"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("TIME", 0), 0u);
   EXPECT_NE(r.out.find("Normal   Created   cluster accepted\n"), std::string::npos) << r.out;
@@ -406,7 +318,7 @@ TEST_F(CliClientTest, SshWritesKnownHostsAndExecsSsh) {
                         [&](const httplib::Request&, httplib::Response& res) {
                           reply(res, 200, cluster("Running").dump());
                         });
-  Result r = run({"ssh", "demo", "--", "sh", "-c", "echo $HOSTNAME"});
+  CliResult r = run({"ssh", "demo", "--", "sh", "-c", "echo $HOSTNAME"});
   EXPECT_EQ(r.code, 0) << r.err;
   std::string kh = home_.path() + "/.cache/corral/known_hosts-demo";
   std::ifstream in(kh);
@@ -430,7 +342,7 @@ TEST_F(CliClientTest, SshUsesCorralsKeyAndATerminalWhenInteractive) {
   fs::create_directories(home_.path() + "/.ssh");
   std::ofstream(home_.path() + "/.ssh/corral_ed25519") << "key";
   stdinIsTty_ = true;
-  Result r = run({"ssh", "demo"});
+  CliResult r = run({"ssh", "demo"});
   EXPECT_EQ(r.code, 0) << r.err;
   std::vector<std::string> tail(execed_.end() - 6, execed_.end());
   EXPECT_EQ(tail,
@@ -443,7 +355,7 @@ TEST_F(CliClientTest, SshNeedsARunningCluster) {
                         [&](const httplib::Request&, httplib::Response& res) {
                           reply(res, 200, cluster("Creating", "booting").dump());
                         });
-  Result r = run({"ssh", "demo"});
+  CliResult r = run({"ssh", "demo"});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.err, "error: cluster \"demo\" is Creating; ssh needs Running\n");
   EXPECT_TRUE(execed_.empty());
@@ -454,18 +366,13 @@ TEST_F(CliClientTest, SshReportsAFailedExec) {
                         [&](const httplib::Request&, httplib::Response& res) {
                           reply(res, 200, cluster("Running").dump());
                         });
-  std::ostringstream out, err;
-  CliContext ctx;
-  ctx.out = &out;
-  ctx.err = &err;
-  ctx.clock = &clock_;
-  ctx.home = home_.path();
+  CliContext ctx = context();
   ctx.exec = [](const std::vector<std::string>&) {
     return failedPrecondition("cannot run ssh: not found in PATH; install the OpenSSH client");
   };
-  int code = runCli({"corral", "--server", corrald_.url(), "ssh", "demo"}, ctx);
-  EXPECT_EQ(code, 1);
-  EXPECT_EQ(err.str(), "error: cannot run ssh: not found in PATH; install the OpenSSH client\n");
+  CliResult r = runCorral({"--server", corrald_.url(), "ssh", "demo"}, ctx);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "error: cannot run ssh: not found in PATH; install the OpenSSH client\n");
 }
 
 TEST_F(CliClientTest, NonJsonAnswerIsAnError) {
@@ -473,7 +380,7 @@ TEST_F(CliClientTest, NonJsonAnswerIsAnError) {
     res.status = 502;
     res.set_content("Bad Gateway", "text/plain");
   });
-  Result r = run({"cluster", "list"});
+  CliResult r = run({"cluster", "list"});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.err, "error: corrald answered HTTP 502: Bad Gateway\n");
 }
@@ -484,17 +391,14 @@ TEST(CliClientNoServerTest, UnreachableServerSaysHowToStartIt) {
     FakeCorrald gone;
     port = gone.port();
   }
-  std::ostringstream out, err;
-  FakeClock clock;
+  FakeCliClock clock;
   CliContext ctx;
-  ctx.out = &out;
-  ctx.err = &err;
   ctx.clock = &clock;
   std::string url = "http://127.0.0.1:" + std::to_string(port);
-  int code = runCli({"corral", "cluster", "list", "--server", url}, ctx);
-  EXPECT_EQ(code, 1);
-  EXPECT_EQ(err.str(), "error: cannot reach corrald at " + url +
-                           ": could not connect; is it running? (start it with: corrald)\n");
+  CliResult r = runCorral({"cluster", "list", "--server", url}, ctx);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "error: cannot reach corrald at " + url +
+                       ": could not connect; is it running? (start it with: corrald)\n");
 }
 
 }  // namespace

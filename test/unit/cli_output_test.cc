@@ -1,10 +1,9 @@
 // Layouts of `corral`'s human output and JSON pass-through.
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
-#include <time.h>
 
 #include "cli/output.h"
+#include "unit/cli_test_support.h"
 
 namespace corral {
 namespace {
@@ -24,31 +23,6 @@ Json sampleCluster() {
     ],
     "createdAt": 1000, "updatedAt": 1005})");
 }
-
-// Sets TZ for one test and restores it after, so that local-time output is
-// the same on every machine. POSIX TZ strings need no tzdata.
-class ScopedTz {
- public:
-  explicit ScopedTz(const char* tz) {
-    const char* old = getenv("TZ");
-    if (old != nullptr) old_ = old;
-    had_ = old != nullptr;
-    setenv("TZ", tz, 1);
-    tzset();
-  }
-  ~ScopedTz() {
-    if (had_) {
-      setenv("TZ", old_.c_str(), 1);
-    } else {
-      unsetenv("TZ");
-    }
-    tzset();
-  }
-
- private:
-  bool had_ = false;
-  std::string old_;
-};
 
 TEST(CliOutputTest, FormatAgeUsesLargestUnit) {
   EXPECT_EQ(formatAge(0), "0s");

@@ -329,7 +329,7 @@ TEST(RenderClusterTest, EachPodRunsItsRolesDaemons) {
   EXPECT_THAT(daemonNames(findPod(*rc, "controller")),
               ElementsAre("munged", "mariadb", "slurmdbd", "slurmctld"));
   EXPECT_THAT(daemonNames(findPod(*rc, "login")), ElementsAre("munged", "sshd"));
-  EXPECT_THAT(daemonNames(findPod(*rc, "slinky-0")), ElementsAre("munged", "slurmd"));
+  EXPECT_THAT(daemonNames(findPod(*rc, "slinky-0")), ElementsAre("munged", "health", "slurmd"));
   const PodSpec* login = findPod(*rc, "login");
   ASSERT_NE(login, nullptr);
   EXPECT_EQ(login->daemons.back().ready.tcpPort, 22);

@@ -334,6 +334,24 @@ TYPED_TEST(StoreContractTest, RevisionHistoryKeepsAuthorMessageAndOutcome) {
             Code::kNotFound);
 }
 
+TYPED_TEST(StoreContractTest, VolumesAreKeptByName) {
+  Volume v{"data", "dataset", "/srv/data", false, 42};
+  ASSERT_TRUE(this->store_->createVolume(v).isOk());
+  EXPECT_EQ(this->store_->createVolume(v).status().code(), Code::kConflict);
+  ASSERT_TRUE(this->store_->createVolume({"pfs", "pfs", "/var/lib/corral/volumes/pfs", true, 43}).isOk());
+  auto got = this->store_->getVolume("data");
+  ASSERT_TRUE(got.isOk());
+  EXPECT_EQ(*got, v);
+  auto all = this->store_->listVolumes();
+  ASSERT_TRUE(all.isOk());
+  ASSERT_EQ(all->size(), 2u);
+  EXPECT_EQ((*all)[0].name, "data");
+  EXPECT_EQ((*all)[1].name, "pfs");
+  ASSERT_TRUE(this->store_->deleteVolume("data").isOk());
+  EXPECT_EQ(this->store_->deleteVolume("data").code(), Code::kNotFound);
+  EXPECT_EQ(this->store_->getVolume("data").status().code(), Code::kNotFound);
+}
+
 TYPED_TEST(StoreContractTest, CreateAtRevisionZeroRecordsNoRevision) {
   this->create("a", /*revision=*/0);
   auto revisions = this->revisions("a");

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <random>
 #include <thread>
@@ -216,6 +217,33 @@ Status LocalRuntime::writeFiles(const std::string& cluster, const RenderedFiles&
   return Status::ok();
 }
 
+Status LocalRuntime::appendFile(const std::string& cluster, const std::string& path,
+                                const std::string& text) {
+  if (path.empty() || path[0] == '/' || path.find("..") != std::string::npos)
+    return invalidArgument("bad path " + path);
+  std::string full = clusterDir(cluster) + "/" + path;
+  int fd = open(full.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return unavailable("cannot open " + full + ": " + std::strerror(errno));
+  ssize_t n = write(fd, text.data(), text.size());
+  close(fd);
+  if (n != static_cast<ssize_t>(text.size())) return unavailable("cannot append to " + full);
+  return Status::ok();
+}
+
+Status LocalRuntime::prepareDirectory(const std::string& cluster, const std::string& path, int uid,
+                                      int gid, int mode) {
+  if (path.empty() || path[0] == '/' || path.find("..") != std::string::npos)
+    return invalidArgument("bad path " + path);
+  std::string full = clusterDir(cluster) + "/" + path;
+  std::error_code ec;
+  fs::create_directories(full, ec);
+  if (ec) return internalError("cannot create " + full + ": " + ec.message());
+  if (chown(full.c_str(), static_cast<uid_t>(uid), static_cast<gid_t>(gid)) != 0 ||
+      chmod(full.c_str(), static_cast<mode_t>(mode)) != 0)
+    return internalError("cannot set the owner of " + full + ": " + std::strerror(errno));
+  return Status::ok();
+}
+
 StatusOr<std::string> LocalRuntime::readFile(const std::string& cluster, const std::string& path) {
   if (path.empty() || path[0] == '/' || path.find("..") != std::string::npos)
     return invalidArgument("bad path " + path);
@@ -415,6 +443,53 @@ Status LocalRuntime::restartDaemon(const std::string& cluster, const std::string
   }
   return unavailable(daemon + " in pod " + pod + " was not ready again within " +
                      std::to_string(timeout.count()) + " ms after a restart");
+}
+
+Status LocalRuntime::updateMounts(const PodSpec& desired) {
+  int pid = podPid(desired.cluster, desired.name);
+  if (pid <= 0)
+    return unavailable("pod " + desired.name + " of cluster \"" + desired.cluster + "\" is not running");
+  std::string specPath = podDir(desired.cluster, desired.name) + "/" + kPodSpecFile;
+  ASSIGN_OR_RETURN(std::string text, readWhole(specPath));
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded()) return internalError("cannot parse " + specPath);
+  ASSIGN_OR_RETURN(LaunchSpec launch, launchSpecFromJson(j));
+  std::vector<Mount> want = desired.mounts;
+  for (auto& m : want)
+    if (!m.source.empty() && m.source[0] != '/') m.source = clusterDir(desired.cluster) + "/" + m.source;
+  auto find = [](const std::vector<Mount>& in, const std::string& target) -> const Mount* {
+    for (const auto& m : in)
+      if (m.target == target) return &m;
+    return nullptr;
+  };
+  // One shell in the pod's mount namespace does every change, in order:
+  // removals first, so that a path can move from one volume to another.
+  std::string script = "set -e\n";
+  auto quote = [](const std::string& s) {
+    std::string out = "'";
+    for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+  };
+  bool changes = false;
+  for (const auto& m : launch.pod.mounts) {
+    const Mount* w = find(want, m.target);
+    if (w && w->source == m.source && w->readOnly == m.readOnly) continue;
+    script += "umount -l " + quote(m.target) + " 2>/dev/null || true\n";
+    changes = true;
+  }
+  for (const auto& m : want) {
+    const Mount* had = find(launch.pod.mounts, m.target);
+    if (had && had->source == m.source && had->readOnly == m.readOnly) continue;
+    script += "mkdir -p " + quote(m.target) + "\nmount --bind " + quote(m.source) + " " +
+              quote(m.target) + "\n";
+    if (m.readOnly) script += "mount -o remount,bind,ro " + quote(m.target) + "\n";
+    changes = true;
+  }
+  if (!changes) return Status::ok();
+  auto r = runChecked(runner_, {"nsenter", "-t", std::to_string(pid), "-m", "--", "sh", "-c", script});
+  if (!r.isOk()) return r.status().withContext("changing the mounts of pod " + desired.name);
+  launch.pod.mounts = want;
+  return writeAtomic(specPath, launchSpecToJson(launch).dump(2), 0600);
 }
 
 Status LocalRuntime::stopCluster(const ClusterNetwork& net) {

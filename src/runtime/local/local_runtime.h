@@ -43,6 +43,11 @@ class LocalRuntime : public Runtime {
   StatusOr<ProcessResult> exec(const std::string& cluster, const std::string& pod,
                                const std::vector<std::string>& argv,
                                const ProcessOptions& options) override;
+  Status updateMounts(const PodSpec& desired) override;
+  Status appendFile(const std::string& cluster, const std::string& path,
+                    const std::string& text) override;
+  Status prepareDirectory(const std::string& cluster, const std::string& path, int uid, int gid,
+                          int mode) override;
   Status restartDaemon(const std::string& cluster, const std::string& pod,
                        const std::string& daemon, std::chrono::milliseconds timeout) override;
   Status stopCluster(const ClusterNetwork& net) override;

@@ -214,7 +214,15 @@ bool probe(const Daemon& d) {
   return true;
 }
 
-pid_t spawnDaemon(const DaemonSpec& spec) {
+// The directory of corral's own binaries (where this corral-pod is), so that
+// daemons such as corral-health are found on PATH.
+std::string ownBinDir() {
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? "" : exe.parent_path().string();
+}
+
+pid_t spawnDaemon(const DaemonSpec& spec, const std::string& podDir, const std::string& binDir) {
   pid_t pid = fork();
   if (pid != 0) return pid;
   sigset_t none;
@@ -232,7 +240,9 @@ pid_t spawnDaemon(const DaemonSpec& spec) {
   }
   for (int i = 3; i < 1024; ++i) close(i);
   chdir("/");
-  std::vector<std::string> envStore = {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+  std::vector<std::string> envStore = {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" +
+                                           (binDir.empty() ? "" : ":" + binDir),
+                                       "CORRAL_POD_DIR=" + podDir,
                                        "HOME=/root", "LANG=C.UTF-8"};
   for (const auto& [k, v] : spec.env) envStore.push_back(k + "=" + v);
   std::vector<char*> envp, argv;
@@ -241,6 +251,8 @@ pid_t spawnDaemon(const DaemonSpec& spec) {
   std::vector<std::string> args = spec.argv;
   for (auto& s : args) argv.push_back(s.data());
   argv.push_back(nullptr);
+  // execvpe searches the caller's PATH, not envp's: give it the daemon's.
+  setenv("PATH", envStore[0].c_str() + 5, 1);
   execvpe(argv[0], argv.data(), envp.data());
   std::string msg = "exec " + spec.argv[0] + ": " + std::strerror(errno) + "\n";
   writeAll(2, msg);
@@ -332,7 +344,7 @@ class Supervisor {
                      std::to_string(d.spec.startAfter.port);
           return;
         }
-        d.pid = spawnDaemon(d.spec);
+        d.pid = spawnDaemon(d.spec, spec_.podDir, binDir_);
         d.startedAt = now;
         d.ready = false;
         return;
@@ -383,6 +395,7 @@ class Supervisor {
   }
 
   LaunchSpec spec_;
+  std::string binDir_ = ownBinDir();
   std::vector<Daemon> daemons_;
   std::string message_ = "starting";
   std::string lastStatus_;
