@@ -470,10 +470,6 @@ void Reconciler::ingestHealth(const ClusterRecord& record) {
     if (!text.isOk()) continue;
     auto j = nlohmann::json::parse(*text, nullptr, false);
     if (!j.is_object() || !j.contains("xids") || !j["xids"].is_array()) continue;
-    {
-      std::lock_guard<std::mutex> l(observedMu_);
-      health_[name][n.name] = *text;
-    }
     for (const auto& x : j["xids"]) {
       if (!x.is_object()) continue;
       std::string key = name + "/" + n.name + "/" + std::to_string(x.value("time", int64_t{0})) +
@@ -510,11 +506,9 @@ StatusOr<std::string> Reconciler::injectXid(const std::string& cluster, const st
 }
 
 std::string Reconciler::healthReport(const std::string& cluster, const std::string& node) {
-  std::lock_guard<std::mutex> l(observedMu_);
-  auto c = health_.find(cluster);
-  if (c == health_.end()) return "";
-  auto n = c->second.find(node);
-  return n == c->second.end() ? "" : n->second;
+  // Read fresh: the agent rewrites it within 200 ms of a change.
+  auto text = runtime_.readFile(cluster, "pods/" + node + "/health.json");
+  return text.isOk() ? *text : "";
 }
 
 void Reconciler::livenessLoop() {

@@ -151,7 +151,6 @@ class Reconciler {
   std::mutex subnetMu_;
   std::mutex observedMu_;
   std::map<std::string, std::map<std::string, NodeObservation>> observed_;
-  std::map<std::string, std::map<std::string, std::string>> health_;  // Cluster, node: report.
   std::set<std::string> seenXids_;
 };
 

@@ -474,7 +474,10 @@ Status LocalRuntime::updateMounts(const PodSpec& desired) {
   for (const auto& m : launch.pod.mounts) {
     const Mount* w = find(want, m.target);
     if (w && w->source == m.source && w->readOnly == m.readOnly) continue;
-    script += "umount -l " + quote(m.target) + " 2>/dev/null || true\n";
+    // The mount point goes too when nothing else is in it (it was made in
+    // the pod's own root for this mount).
+    script += "umount -l " + quote(m.target) + " 2>/dev/null || true\nrmdir " + quote(m.target) +
+              " 2>/dev/null || true\n";
     changes = true;
   }
   for (const auto& m : want) {
@@ -486,7 +489,10 @@ Status LocalRuntime::updateMounts(const PodSpec& desired) {
     changes = true;
   }
   if (!changes) return Status::ok();
-  auto r = runChecked(runner_, {"nsenter", "-t", std::to_string(pid), "-m", "--", "sh", "-c", script});
+  // -p as well: umount reads /proc/self/mountinfo, and the pod's /proc shows
+  // only processes of its PID namespace.
+  auto r = runChecked(runner_, {"nsenter", "-t", std::to_string(pid), "-m", "-p", "-r", "-w", "--",
+                                "sh", "-c", script});
   if (!r.isOk()) return r.status().withContext("changing the mounts of pod " + desired.name);
   launch.pod.mounts = want;
   return writeAtomic(specPath, launchSpecToJson(launch).dump(2), 0600);

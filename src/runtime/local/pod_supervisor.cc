@@ -10,6 +10,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -125,6 +126,42 @@ std::string populateDev(const std::string& hostDevCopy, int gpus) {
   return "";
 }
 
+// The pod's own root: a small tmpfs that holds each of the host's top-level
+// directories as a recursive bind and its top-level symlinks (bin -> usr/bin)
+// as symlinks. Mount points the pod adds (/shared, a volume's /pfs) are made
+// in it rather than on the host's root, and a file written at the top level
+// stays in the pod and goes with it.
+std::string pivotToPodRoot(const LaunchSpec& spec) {
+  const std::string root = spec.podDir + "/rootfs";
+  std::error_code ec;
+  fs::create_directories(root, ec);
+  if (auto e = setupMount("tmpfs", root, "tmpfs", MS_NOSUID, "mode=755,size=16m"); !e.empty())
+    return e;
+  for (const auto& entry : fs::directory_iterator("/", ec)) {
+    std::string name = entry.path().filename();
+    std::string target = root + "/" + name;
+    struct stat st;
+    if (lstat(entry.path().c_str(), &st) != 0) continue;
+    if (S_ISLNK(st.st_mode)) {
+      auto link = fs::read_symlink(entry.path(), ec);
+      if (!ec && symlink(link.c_str(), target.c_str()) != 0) return errnoText("symlink " + target);
+    } else if (S_ISDIR(st.st_mode)) {
+      mkdir(target.c_str(), st.st_mode & 07777);
+      if (auto e = setupMount(entry.path().c_str(), target, nullptr, MS_BIND | MS_REC, nullptr);
+          !e.empty())
+        return e;
+    }
+  }
+  if (ec) return "listing /: " + ec.message();
+  const std::string old = root + "/.corral-old-root";
+  mkdir(old.c_str(), 0700);
+  if (syscall(SYS_pivot_root, root.c_str(), old.c_str()) != 0) return errnoText("pivot_root");
+  if (chdir("/") != 0) return errnoText("chdir /");
+  umount2("/.corral-old-root", MNT_DETACH);
+  rmdir("/.corral-old-root");
+  return "";
+}
+
 std::string setupFilesystem(const LaunchSpec& spec) {
   if (auto e = setupMount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr); !e.empty())
     return e;
@@ -143,6 +180,7 @@ std::string setupFilesystem(const LaunchSpec& spec) {
     }
     for (auto it = netns.rbegin(); it != netns.rend(); ++it) umount2(it->c_str(), MNT_DETACH);
   }
+  if (auto e = pivotToPodRoot(spec); !e.empty()) return e;
   // Keep a handle on the host's /dev before covering it.
   const std::string hostDev = "/run/.corral-hostdev";
   for (const auto& dir : spec.pod.ephemeralDirs) {
