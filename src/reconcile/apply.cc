@@ -145,7 +145,10 @@ Status Reconciler::runApply(ClusterRecord record) {
   if (s.isOk()) s = syncPods(desired, *rendered, removed, &startedPods, &recreated);
   if (s.isOk()) s = waitPodsReady(name, startedPods, "starting pods", deadline, stillWanted);
   if (s.isOk()) s = syncController(record, desired);
-  if (s.isOk()) s = waitNodesServing(desired, deadline, stillWanted, recreated);
+  if (s.isOk()) {
+    std::set<std::string> mustServe(startedPods.begin(), startedPods.end());
+    s = waitNodesServing(desired, *rendered, deadline, stillWanted, recreated, mustServe);
+  }
   if (!s.isOk()) {
     if (superseded(s)) return Status::ok();
     return failApply(record, s, true);
@@ -335,15 +338,20 @@ Status Reconciler::syncController(const ClusterRecord& record, const ClusterReco
   return last;
 }
 
-Status Reconciler::waitNodesServing(const ClusterRecord& desired, Deadline deadline,
+Status Reconciler::waitNodesServing(const ClusterRecord& desired, const RenderedCluster& rendered,
+                                    Deadline deadline,
                                     const std::function<Status()>& stillWanted,
-                                    const std::set<std::string>& recreated) {
+                                    const std::set<std::string>& recreated,
+                                    const std::set<std::string>& mustServe) {
   const std::string& name = desired.spec.name;
   std::set<std::string> want;
   for (const auto& n : desired.nodes) want.insert(n.name);
   setPhase(name, "waiting for Slurm to serve " + std::to_string(want.size()) + " nodes");
   std::string problem;
   while (true) {
+    // A node that fails meanwhile is the health pass's business, not this
+    // change's: recreate it here too, since passes do not overlap.
+    RETURN_IF_ERROR(restartDeadPods(desired, rendered));
     Status s = refreshNodes(name);
     if (s.isOk()) {
       auto obs = observedNodes(name);
@@ -362,10 +370,15 @@ Status Reconciler::waitNodesServing(const ClusterRecord& desired, Deadline deadl
         bool serve = o.reason.rfind(kRemovalReason, 0) == 0 || (ours && recreated.count(node));
         if (serve && o.state.find("drain") != std::string::npos) toResume.push_back(node);
       }
+      // Every target node must be known to Slurm; those this change
+      // started (new or recreated pods) must also serve. A node that is
+      // down for reasons of its own does not fail the change.
       for (const auto& node : want) {
         auto it = obs.find(node);
-        if (problem.empty() && (it == obs.end() || !serving(it->second.state)))
-          problem = node + " is " + (it == obs.end() ? "not known to Slurm" : it->second.state);
+        if (!problem.empty()) break;
+        if (it == obs.end()) problem = node + " is not known to Slurm";
+        else if (mustServe.count(node) && !serving(it->second.state))
+          problem = node + " is " + it->second.state;
       }
       if (!toResume.empty()) {
         (void)slurmCommand(name, {"scontrol", "update", "nodename=" + compressHostlist(toResume),

@@ -445,9 +445,16 @@ Status Reconciler::runHealth(const ClusterRecord& record) {
   auto rendered = renderCluster(record);
   if (!rendered.isOk()) return rendered.status();
   RETURN_IF_ERROR(correctDrift(record, *rendered));
-  for (const auto& pod : rendered->pods) {
+  RETURN_IF_ERROR(restartDeadPods(record, *rendered));
+  ingestHealth(record);
+  return refreshNodes(name);
+}
+
+Status Reconciler::restartDeadPods(const ClusterRecord& record, const RenderedCluster& rendered) {
+  const std::string& name = record.spec.name;
+  for (const auto& pod : rendered.pods) {
     ASSIGN_OR_RETURN(PodStatus st, runtime_.podStatus(name, pod.name));
-    if (st.running) continue;
+    if (st.running || !st.exists) continue;
     if (pod.role == "worker") {
       // Slurm learns at once that the node's jobs are gone (they end
       // NODE_FAIL, and are not requeued unless they asked to be), instead
@@ -459,8 +466,7 @@ Status Reconciler::runHealth(const ClusterRecord& record) {
     event(name, "Warning", "PodRestarted", "pod " + pod.name + " was not running; recreating it");
     RETURN_IF_ERROR(runtime_.startPod(pod));
   }
-  ingestHealth(record);
-  return refreshNodes(name);
+  return Status::ok();
 }
 
 void Reconciler::ingestHealth(const ClusterRecord& record) {

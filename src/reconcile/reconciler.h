@@ -104,9 +104,10 @@ class Reconciler {
   // Homes of login users on the cluster's shared storage.
   Status prepareHomes(const ClusterRecord& desired);
   Status syncController(const ClusterRecord& record, const ClusterRecord& desired);
-  Status waitNodesServing(const ClusterRecord& desired, Deadline deadline,
-                          const std::function<Status()>& stillWanted,
-                          const std::set<std::string>& recreated);
+  Status waitNodesServing(const ClusterRecord& desired, const RenderedCluster& rendered,
+                          Deadline deadline, const std::function<Status()>& stillWanted,
+                          const std::set<std::string>& recreated,
+                          const std::set<std::string>& mustServe);
   Status runTerminate(const ClusterRecord& record);
   // Rewrites rendered files that differ from the render (a hand edit).
   Status correctDrift(const ClusterRecord& record, const RenderedCluster& rendered);
@@ -129,6 +130,9 @@ class Reconciler {
   void event(const std::string& cluster, const std::string& type, const std::string& reason,
              const std::string& message);
   bool stillStatus(const std::string& name, ClusterStatus status);
+  // Recreates pods of the render that exist but died (a node failure); a
+  // worker is marked down in Slurm first so that its jobs end at once.
+  Status restartDeadPods(const ClusterRecord& record, const RenderedCluster& rendered);
   // Records each XID a worker's health agent reported as an event, once.
   void ingestHealth(const ClusterRecord& record);
   void workerLoop();

@@ -290,6 +290,23 @@ TEST_F(ApplyTest, TerminateStopsPodsAndKeepsTheFiles) {
   EXPECT_THAT(runtime_.destroyed(), IsEmpty());
 }
 
+TEST_F(ApplyTest, AWorkerThatDiesDuringAChangeIsRecreatedAndDoesNotFailIt) {
+  createRunning("a", 3);
+  runtime_.setExecHandler([this](const std::string& cluster, const std::string&,
+                                 const std::vector<std::string>& argv) {
+    if (argv.size() > 1 && argv[0] == "scontrol" && argv[1] == "reconfigure")
+      runtime_.killPod(cluster, "slinky-2");
+    return slurm(cluster, argv);
+  });
+  changeSpec("a", [](ClusterSpec& s) { s.nodeGenerations["slinky-0"] = 1; });
+  ASSERT_TRUE(reconciler_->reconcile("a").isOk());
+  EXPECT_EQ(get("a").appliedRevision, 2);
+  EXPECT_EQ(stateOf("a", 2), RevisionState::kApplied);
+  EXPECT_THAT(reasons("a"), Contains("PodRestarted"));
+  EXPECT_THAT(commands_, Contains(HasSubstr("nodename=slinky-2 state=down")));
+  EXPECT_TRUE(runtime_.podStatus("a", "slinky-2")->running);
+}
+
 TEST_F(ApplyTest, AFailingRollbackIsRetriedNotRolledBackAgain) {
   createRunning("a", 2);
   checkError_ = "bad";
