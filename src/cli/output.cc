@@ -174,7 +174,10 @@ std::string clusterDetail(const Json& cluster, int64_t nowUnixSeconds) {
                                     jsonIntText(spec, "cpuNodes") + " CPU nodes");
   }
   if (std::string s = jsonString(cluster, "subnet"); !s.empty()) fields.emplace_back("Subnet", s);
-  if (std::string login = loginCommand(cluster); !login.empty()) {
+  std::string status = jsonString(cluster, "status");
+  if (status == "Terminating" || status == "Terminated" || status == "Failed") {
+    fields.emplace_back("Login", "none: the cluster is " + status + " (no pods run)");
+  } else if (std::string login = loginCommand(cluster); !login.empty()) {
     fields.emplace_back("Login", login + "   (or: corral ssh " + name + ")");
   } else {
     fields.emplace_back("Login", "not yet known");

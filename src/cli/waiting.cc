@@ -122,8 +122,8 @@ Status followChange(ApiClient& api, CliContext& ctx, const std::string& name, co
     }
     return Status::ok();
   }
-  const int64_t revision = jsonInt(change, "revision");
-  const std::string n = std::to_string(revision);
+  int64_t revision = jsonInt(change, "revision");
+  std::string n = std::to_string(revision);
   human << changeHeadline(change) << options.notes;
   if (!options.wait) {
     if (json) *ctx.out << renderJson(answer);
@@ -177,6 +177,20 @@ Status followChange(ApiClient& api, CliContext& ctx, const std::string& name, co
           return Status::ok();
         }
         if (state == "Superseded") {
+          // Every change is made on top of the newest spec, so a newer
+          // change by someone (not corral's rollback) carries this one too:
+          // follow it.
+          int64_t newest = newestRevision(*history);
+          const Json* next = findRevision(*history, newest);
+          if (next != nullptr && newest > revision && jsonString(*next, "author") != "corral") {
+            *ctx.err << "revision " << n << " was superseded by revision " << newest
+                     << " (" << jsonString(*next, "message") << "), which includes it; following "
+                     << "revision " << newest << "\n";
+            ctx.err->flush();
+            revision = newest;
+            n = std::to_string(newest);
+            continue;
+          }
           if (json) *ctx.out << renderJson(*entry);
           return failedPrecondition("revision " + n + " was superseded by revision " +
                                     std::to_string(newestRevision(*history)) +

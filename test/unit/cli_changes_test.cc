@@ -259,10 +259,23 @@ TEST_F(CliChangesTest, RollbackAlreadyAppliedStillNamesTheRestoredRevision) {
             "the cluster was rolled back to revision 5\n");
 }
 
-TEST_F(CliChangesTest, SupersededChangeExitsOne) {
+TEST_F(CliChangesTest, SupersededChangeFollowsTheNewerChangeThatCarriesIt) {
   serveConfigPatch(changeAnswer(4, "config MaxJobCount=1"));
   serveSequences({cluster("Running")},
-                 {history({revision(4, "Superseded"), revision(5, "Pending")}, 3)});
+                 {history({revision(4, "Superseded"), revision(5, "Pending", "api", "", "config A=1")}, 3),
+                  history({revision(4, "Superseded"), revision(5, "Applied", "api", "", "config A=1")}, 5)});
+  CliResult r = run({"config", "set", "demo", "MaxJobCount=1"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err,
+            "revision 4 was superseded by revision 5 (config A=1), which includes it; following "
+            "revision 5\n");
+  EXPECT_NE(r.out.find("revision 5 applied"), std::string::npos) << r.out;
+}
+
+TEST_F(CliChangesTest, SupersededByCorralsRollbackExitsOne) {
+  serveConfigPatch(changeAnswer(4, "config MaxJobCount=1"));
+  serveSequences({cluster("Running")},
+                 {history({revision(4, "Superseded"), revision(5, "Pending", "corral")}, 3)});
   CliResult r = run({"config", "set", "demo", "MaxJobCount=1"});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.err,
