@@ -167,7 +167,8 @@ std::string injectedXidText(const Json& answer, const std::string& cluster,
   std::string name = jsonString(answer, "node", node);
   return "wrote to " + name + "'s kernel log: " + jsonString(answer, "line", "?") +
          "\n"
-         "a hardware XID (such as 48, 79 or 95) drains the node within seconds; watch it with: "
+         "hardware XIDs (48, 63, 64, 74, 79, 92, 94, 95, …) drain the node within a second; "
+         "application XIDs (13, 31, 43, …) are only reported; watch it with: "
          "corral node get " +
          cluster + " " + name + "\n";
 }

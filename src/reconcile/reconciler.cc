@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <ctime>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -38,6 +40,18 @@ std::vector<std::string> podNames(const RenderedCluster& rc, const std::string& 
   for (const auto& p : rc.pods)
     if (p.role == role) out.push_back(p.name);
   return out;
+}
+
+// "04:56:37.893" for a Unix time in milliseconds: when an XID was seen, in
+// an event's text (which also makes each XID's event unique).
+std::string clockTime(int64_t unixMillis) {
+  time_t secs = static_cast<time_t>(unixMillis / 1000);
+  struct tm tm {};
+  gmtime_r(&secs, &tm);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%02d:%02d:%02d.%03d", tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<int>(unixMillis % 1000));
+  return buf;
 }
 
 // The last lines of a pod's daemon logs, for a Failed cluster's reason.
@@ -488,8 +502,8 @@ void Reconciler::ingestHealth(const ClusterRecord& record) {
       std::string message = n.name + " (" + n.physicalId + "): GPU XID " +
                             std::to_string(x.value("code", 0)) + " on " + x.value("pci", "?") +
                             " (" + x.value("description", "") + "), " + cls + " fault; " +
-                            x.value("action", "reported") + " [at " +
-                            std::to_string(x.value("time", int64_t{0})) + "]";
+                            x.value("action", "reported") + " (at " +
+                            clockTime(x.value("time", int64_t{0})) + " UTC)";
       // After a corrald restart the agent's report still lists what was
       // already recorded: record each XID once.
       auto recent = store_.listEvents(name, 200);

@@ -243,8 +243,9 @@ TEST_F(CliNodeTest, InjectXidSendsTheCodeAndSaysWhatHappensNext) {
                 R"(POST /api/v1/clusters/demo/nodes/slinky-0/inject-xid {"code":79})"});
   EXPECT_EQ(r.out, std::string("wrote to slinky-0's kernel log: ") + kXid79Line +
                        "\n"
-                       "a hardware XID (such as 48, 79 or 95) drains the node within seconds; "
-                       "watch it with: corral node get demo slinky-0\n");
+                       "hardware XIDs (48, 63, 64, 74, 79, 92, 94, 95, …) drain the node within "
+                       "a second; application XIDs (13, 31, 43, …) are only reported; watch it "
+                       "with: corral node get demo slinky-0\n");
 
   r = run({"node", "inject-xid", "demo", "slinky-0", "79", "-o", "json"});
   EXPECT_EQ(r.code, 0) << r.err;
