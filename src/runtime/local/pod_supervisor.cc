@@ -64,6 +64,16 @@ std::string log(const std::string& msg) {
 
 // ---- Filesystem view --------------------------------------------------------
 
+// Where a pod sees corral's own binaries; daemons have it on PATH.
+constexpr const char* kPodBinDir = "/.corral-bin";
+
+// The directory of this corral-pod (and corral-health beside it) on the host.
+std::string ownBinDir() {
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? "" : exe.parent_path().string();
+}
+
 std::string setupMount(const char* src, const std::string& dst, const char* type,
                        unsigned long flags, const char* data) {
   if (mount(src, dst.c_str(), type, flags, data) != 0)
@@ -181,6 +191,12 @@ std::string setupFilesystem(const LaunchSpec& spec) {
     for (auto it = netns.rbegin(); it != netns.rend(); ++it) umount2(it->c_str(), MNT_DETACH);
   }
   if (auto e = pivotToPodRoot(spec); !e.empty()) return e;
+  // corral's own binaries (corral-health), wherever the build lives, even
+  // under a directory the pod gets a private copy of (/var/tmp, /root).
+  if (std::string bin = ownBinDir(); !bin.empty()) {
+    mkdir(kPodBinDir, 0755);
+    if (auto e = bindMount(bin, kPodBinDir, true); !e.empty()) return e;
+  }
   // Keep a handle on the host's /dev before covering it.
   const std::string hostDev = "/run/.corral-hostdev";
   for (const auto& dir : spec.pod.ephemeralDirs) {
@@ -252,15 +268,8 @@ bool probe(const Daemon& d) {
   return true;
 }
 
-// The directory of corral's own binaries (where this corral-pod is), so that
-// daemons such as corral-health are found on PATH.
-std::string ownBinDir() {
-  std::error_code ec;
-  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? "" : exe.parent_path().string();
-}
-
-pid_t spawnDaemon(const DaemonSpec& spec, const std::string& podDir, const std::string& binDir) {
+pid_t spawnDaemon(const DaemonSpec& spec, const std::string& podDir) {
+  const std::string binDir = kPodBinDir;
   pid_t pid = fork();
   if (pid != 0) return pid;
   sigset_t none;
@@ -382,7 +391,7 @@ class Supervisor {
                      std::to_string(d.spec.startAfter.port);
           return;
         }
-        d.pid = spawnDaemon(d.spec, spec_.podDir, binDir_);
+        d.pid = spawnDaemon(d.spec, spec_.podDir);
         d.startedAt = now;
         d.ready = false;
         return;
@@ -433,7 +442,6 @@ class Supervisor {
   }
 
   LaunchSpec spec_;
-  std::string binDir_ = ownBinDir();
   std::vector<Daemon> daemons_;
   std::string message_ = "starting";
   std::string lastStatus_;
