@@ -24,15 +24,6 @@ namespace {
 
 const std::string kCluster = R"(/api/v1/clusters/([^/]+))";
 
-json changeView(const ClusterRecord& after, bool made,
-                const std::map<std::string, NodeObservation>& observed) {
-  return {{"change",
-           {{"revision", after.revision},
-            {"made", made},
-            {"message", made ? after.changeMessage : "nothing to change"}}},
-          {"cluster", clusterView(after, observed)}};
-}
-
 json paramDefToJson(const ParamDef& d) {
   static const char* types[] = {"int",  "bool",    "enum",        "enumList", "time",
                                 "path", "options", "tresWeights", "nameList"};
@@ -155,9 +146,7 @@ void ApiServer::changeRoutes() {
   auto answer = [this](httplib::Response& res, const std::string& name,
                        const StatusOr<ChangeResult>& after, json extra = json::object()) {
     if (!after.isOk()) return sendError(res, after.status());
-    json body = changeView(after->record, after->made, reconciler_.observedNodes(name));
-    for (auto it = extra.begin(); it != extra.end(); ++it) body["change"][it.key()] = *it;
-    sendJson(res, after->made ? 202 : 200, body);
+    sendChange(res, after->record, after->made, reconciler_.observedNodes(name), extra);
   };
 
   http_->Get(kCluster + "/revisions", [this](const httplib::Request& req, httplib::Response& res) {
@@ -489,7 +478,9 @@ void ApiServer::changeRoutes() {
       (void)store_.appendEvent({0, name, clock_.unixMillis(), "Normal", "ReconfigureRequested",
                                 "reconfigure requested while creating: another creation pass"});
       reconciler_.enqueue(name);
-      return sendJson(res, 202, changeView(*r, false, {}));
+      sendChange(res, *r, false, {});
+      res.status = 202;  // A creation pass was asked for, though no revision was made.
+      return;
     }
     auto after = change(name, Action::kReconfigure,
                         "reconfigure: apply revision " + std::to_string(r->revision) + " again",

@@ -25,6 +25,15 @@ StatusOr<json> jsonBody(const httplib::Request& req, bool emptyIsObject) {
   return body;
 }
 
+void sendChange(httplib::Response& res, const ClusterRecord& record, bool made,
+                const std::map<std::string, NodeObservation>& observed, const json& extra) {
+  json change = {{"revision", record.revision},
+                 {"made", made},
+                 {"message", made ? record.changeMessage : "nothing to change"}};
+  for (auto it = extra.begin(); it != extra.end(); ++it) change[it.key()] = *it;
+  sendJson(res, made ? 202 : 200, {{"change", change}, {"cluster", clusterView(record, observed)}});
+}
+
 json clusterView(const ClusterRecord& r, const std::map<std::string, NodeObservation>& observed) {
   json nodes = json::array();
   for (const auto& n : r.nodes) {

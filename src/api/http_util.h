@@ -27,6 +27,12 @@ void sendError(httplib::Response& res, const Status& s);
 // body is an empty object when `emptyIsObject`.
 StatusOr<nlohmann::json> jsonBody(const httplib::Request& req, bool emptyIsObject = false);
 
+// A change's answer: 202 {"change": {"revision", "made", "message", extra…},
+// "cluster": Cluster} when a revision was stored, 200 when nothing changed.
+void sendChange(httplib::Response& res, const ClusterRecord& record, bool made,
+                const std::map<std::string, NodeObservation>& observed,
+                const nlohmann::json& extra = nlohmann::json::object());
+
 // The API's `Cluster` (docs/api.md), with the actions its status allows.
 nlohmann::json clusterView(const ClusterRecord& r,
                            const std::map<std::string, NodeObservation>& observed);

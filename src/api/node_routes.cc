@@ -64,12 +64,7 @@ void ApiServer::nodeRoutes() {
   auto answer = [this](httplib::Response& res, const std::string& name,
                        const StatusOr<ChangeResult>& after) {
     if (!after.isOk()) return sendError(res, after.status());
-    json body = {{"change",
-                  {{"revision", after->record.revision},
-                   {"made", after->made},
-                   {"message", after->made ? after->record.changeMessage : "nothing to change"}}},
-                 {"cluster", clusterView(after->record, reconciler_.observedNodes(name))}};
-    sendJson(res, after->made ? 202 : 200, body);
+    sendChange(res, after->record, after->made, reconciler_.observedNodes(name));
   };
 
   // ---- Volumes -------------------------------------------------------------

@@ -276,21 +276,9 @@ Status Reconciler::syncPods(const ClusterRecord& desired, const RenderedCluster&
   if (!toStart.empty())
     setPhase(name, "starting " + std::to_string(toStart.size()) +
                        (toStart.size() == 1 ? " pod" : " pods"));
-  std::atomic<size_t> next{0};
-  std::mutex mu;
-  Status first;
-  auto work = [&] {
-    for (size_t i = next++; i < toStart.size(); i = next++) {
-      Status s = runtime_.startPod(*toStart[i]);
-      std::lock_guard<std::mutex> l(mu);
-      if (!s.isOk() && first.isOk()) first = s.withContext("starting pod " + toStart[i]->name);
-      if (s.isOk()) started->push_back(toStart[i]->name);
-    }
-  };
-  std::vector<std::thread> threads;
-  for (size_t t = 0; t < std::min<size_t>(4, toStart.size()); ++t) threads.emplace_back(work);
-  for (auto& t : threads) t.join();
-  RETURN_IF_ERROR(first);
+  std::string failedPod;
+  if (Status s = startPods(toStart, started, &failedPod); !s.isOk())
+    return s.withContext("starting pod " + failedPod);
   // Pods of removed nodes go, and so does any pod the target does not have
   // (left by a change that failed half-way, say).
   std::set<std::string> keep;

@@ -390,23 +390,10 @@ Status Reconciler::runCreate(ClusterRecord record) {
   {
     std::vector<const PodSpec*> order;
     for (const auto& pod : rendered->pods) order.push_back(&pod);
-    std::atomic<size_t> next{0};
-    std::mutex errMu;
-    Status firstError;
+    std::vector<std::string> started;
     std::string failedPod;
-    auto work = [&] {
-      for (size_t i = next++; i < order.size(); i = next++) {
-        Status s = runtime_.startPod(*order[i]);
-        if (!s.isOk()) {
-          std::lock_guard<std::mutex> l(errMu);
-          if (firstError.isOk()) firstError = s, failedPod = order[i]->name;
-        }
-      }
-    };
-    std::vector<std::thread> starters;
-    for (int t = 0; t < 4; ++t) starters.emplace_back(work);
-    for (auto& t : starters) t.join();
-    if (!firstError.isOk()) return fail(firstError, "starting " + failedPod);
+    if (Status s = startPods(order, &started, &failedPod); !s.isOk())
+      return fail(s, "starting " + failedPod);
   }
   auto creating = [&]() -> Status {
     return stillStatus(name, ClusterStatus::kCreating) ? Status::ok()
@@ -450,6 +437,26 @@ Status Reconciler::runCreate(ClusterRecord record) {
     enqueue(name);
   }
   return Status::ok();
+}
+
+Status Reconciler::startPods(const std::vector<const PodSpec*>& pods,
+                             std::vector<std::string>* started, std::string* failedPod) {
+  // A few threads: each start is mostly waiting on `ip` and the supervisor.
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  Status first;
+  auto work = [&] {
+    for (size_t i = next++; i < pods.size(); i = next++) {
+      Status s = runtime_.startPod(*pods[i]);
+      std::lock_guard<std::mutex> l(mu);
+      if (!s.isOk() && first.isOk()) first = s, *failedPod = pods[i]->name;
+      if (s.isOk()) started->push_back(pods[i]->name);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < std::min<size_t>(4, pods.size()); ++t) threads.emplace_back(work);
+  for (auto& t : threads) t.join();
+  return first;
 }
 
 Status Reconciler::runHealth(const ClusterRecord& record) {

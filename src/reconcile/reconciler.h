@@ -101,6 +101,10 @@ class Reconciler {
   Status syncPods(const ClusterRecord& desired, const RenderedCluster& rendered,
                   const std::vector<std::string>& removed, std::vector<std::string>* started,
                   std::set<std::string>* recreated);
+  // Starts `pods` concurrently; names the ones that started in `started`
+  // and returns the first failure, naming its pod in `failedPod`.
+  Status startPods(const std::vector<const PodSpec*>& pods, std::vector<std::string>* started,
+                   std::string* failedPod);
   // Homes of login users on the cluster's shared storage.
   Status prepareHomes(const ClusterRecord& desired);
   Status syncController(const ClusterRecord& record, const ClusterRecord& desired);

@@ -430,8 +430,7 @@ Status LocalRuntime::restartDaemon(const std::string& cluster, const std::string
                                    const std::string& daemon, std::chrono::milliseconds timeout) {
   int pid = podPid(cluster, pod);
   if (pid <= 0) return unavailable("pod " + pod + " of cluster \"" + cluster + "\" is not running");
-  auto [oldPid, wasReady] = daemonState(cluster, pod, daemon);
-  (void)wasReady;
+  int oldPid = daemonState(cluster, pod, daemon).first;
   RETURN_IF_ERROR(writeAtomic(podDir(cluster, pod) + "/" + kPodRestartFile, daemon + "\n", 0600));
   if (kill(pid, SIGUSR1) != 0) return unavailable("cannot signal pod " + pod);
   auto deadline = std::chrono::steady_clock::now() + timeout;
