@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The quick start: installs what corral needs, builds it, starts corrald and
 # creates a 4-node demo cluster, then says how to reach it.
-#   sudo ./scripts/demo.sh            # cluster "demo", 4 GPU nodes
+#   sudo ./scripts/demo.sh            # cluster "demo", 4 GPU nodes, a registry
 #   sudo ./scripts/demo.sh NAME ARGS  # any `corral cluster create` flags
+# The demo cluster runs a registry of its own (registry:5000 to jobs), filled
+# with a busybox image built here, so that container jobs work at once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -29,9 +31,23 @@ if corral cluster get "$name" >/dev/null 2>&1; then
   echo "cluster \"$name\" already exists:"
   corral cluster get "$name"
 else
+  if (($# == 0)); then set -- --registry --image-cache /shared/enroot-cache; fi
   corral cluster create "$name" "$@" --wait
 fi
 
+# A small image for container jobs, from this machine's busybox-static,
+# pushed to the cluster's registry (the host reaches it on the cluster bridge).
+subnet=$(corral cluster get "$name" -o json | jq -r '.subnet // empty')
+if [[ -n $subnet ]] && curl -fsS "http://${subnet%.*}.4:5000/v2/" >/dev/null 2>&1; then
+  img=$(mktemp -d /var/tmp/corral-demo-image.XXXXXX)
+  mkdir -p "$img/bin" "$img/etc" "$img/tmp"
+  cp /bin/busybox "$img/bin/"
+  for t in sh ls cat echo hostname id env pwd sleep true uname; do ln -s busybox "$img/bin/$t"; done
+  printf 'NAME="BusyBox (corral demo image)"\nID=busybox\n' > "$img/etc/os-release"
+  corral-imagectl push --http "${subnet%.*}.4:5000/demo/busybox:latest" "$img" >/dev/null &&
+    echo "pushed registry:5000/demo/busybox:latest to the cluster registry"
+  rm -rf "$img"
+fi
 cat <<MSG
 
 corral is running. Try:
@@ -40,5 +56,7 @@ corral is running. Try:
   corral ssh $name                      # a shell on the login node
   corral ssh $name -- srun -N2 --gres=gpu:2 nvidia-smi -L 2>/dev/null || \\
     corral ssh $name -- srun -N2 --gres=gpu:2 sh -c 'echo \$(hostname): \$CUDA_VISIBLE_DEVICES'
+  corral ssh $name -- srun -N2 --container-image=registry:5000/demo/busybox \\
+    sh -c "'hostname; cat /etc/os-release'"
   corral cluster delete $name --wait
 MSG

@@ -9,6 +9,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   nlohmann-json3-dev libcpp-httplib-dev libssl-dev zlib1g-dev libbrotli-dev
   libcli11-dev libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libcurl4-openssl-dev libarchive-dev
   # What a cluster runs (Debian's slurm-wlm 22.05)
   slurm-wlm slurmdbd slurm-client munge mariadb-server mariadb-client
   openssh-server openssh-client libslurm-dev slurm-wlm-plugins-dev
@@ -16,6 +17,9 @@ PACKAGES=(
   iproute2 util-linux procps coreutils
   # Login users (corral user add) on every pod, from rendered files
   libnss-extrausers
+  # Container jobs: squashfs images for the Enroot-compatible runtime, the
+  # cluster registry (--registry), and busybox for test and demo images
+  squashfs-tools docker-registry busybox-static
   # Used by tests and benchmarks
   curl jq bc
 )
@@ -35,7 +39,7 @@ if ((${#missing[@]} == 0)); then
 fi
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
-# The packages' own services (slurmctld, mariadb, ssh, munge) are not
+# The packages' own services (slurmctld, mariadb, ssh, munge, docker-registry) are not
 # started here: corral runs private copies of them inside each cluster.
 # A policy-rc.d the machine already has is left as it is.
 if [[ ! -e /usr/sbin/policy-rc.d ]]; then

@@ -51,10 +51,14 @@ struct DaemonSpec {
   StartAfter startAfter;
 };
 
+// Every pod sees corral's own binaries (corral-health, enroot, the SPANK
+// plugin) read-only at this path, and its daemons have it on their PATH.
+inline constexpr const char* kPodBinDir = "/.corral-bin";
+
 struct PodSpec {
   std::string cluster;
   std::string name;  // Also the hostname: controller, login, slinky-0, …
-  std::string role;  // controller | login | worker
+  std::string role;  // controller | login | worker | registry
   std::string address;
   int prefixLength = 24;
   int gpus = 0;  // Simulated GPUs: /dev/nvidia0 … /dev/nvidia(gpus-1).

@@ -73,6 +73,25 @@ struct LoginUser {
 };
 
 // What the user declared. Every accepted change produces a new revision of it.
+// Container jobs (`srun --container-image`, issue 5): what the nodes'
+// Enroot-compatible runtime is configured with.
+struct ContainerSettings {
+  // A docker-registry pod on the cluster network, "registry:5000" to jobs,
+  // its storage kept with the cluster (demos, tests, air-gapped sites).
+  bool registry = false;
+  // Where nodes keep pulled images, under /shared/ so that one import serves
+  // every node; empty: each node's own disk.
+  std::string cachePath;
+  // Registries (host[:port]) spoken to over plain http.
+  std::vector<std::string> insecureRegistries;
+  bool operator==(const ContainerSettings&) const = default;
+};
+
+// The cluster's own shared filesystem, on the login node and every worker.
+inline constexpr const char* kSharedPath = "/shared";
+inline constexpr int kMaxInsecureRegistries = 16;
+inline constexpr const char* kClusterRegistry = "registry:5000";
+
 struct ClusterSpec {
   std::string name;
   int gpuNodes = 4;
@@ -94,6 +113,7 @@ struct ClusterSpec {
   std::map<std::string, int> nodeGenerations;
   std::vector<VolumeAttachment> volumes;
   std::vector<LoginUser> users;
+  ContainerSettings containers;
   bool operator==(const ClusterSpec&) const = default;
 };
 

@@ -39,6 +39,13 @@ void addCreate(CLI::App* cluster, Command& chosen) {
   addSshKeyOption(cmd, &o->sshKeyFiles,
                   "OpenSSH public key file for root on the login node; may repeat "
                   "(default: ~/.ssh/corral_ed25519.pub, created if missing)");
+  cmd->add_flag("--registry", o->registry,
+                "Run a container registry in the cluster, registry:5000 to jobs");
+  cmd->add_option("--image-cache", o->imageCache,
+                  "Keep pulled container images under this /shared path, one import for "
+                  "every node (default: each node's own disk)");
+  cmd->add_option("--insecure-registry", o->insecureRegistries,
+                  "A registry HOST[:PORT] that jobs reach over plain http; may repeat");
   cmd->add_flag("--wait", o->wait, "Wait until the cluster is Running or Failed");
   addTimeoutOption(cmd, &o->timeoutSeconds, "Seconds --wait waits");
   addOutputOption(cmd, &o->format);
@@ -184,6 +191,10 @@ Json buildCreateRequest(const CreateOptions& options, const std::vector<std::str
   body["gpusPerNode"] = options.gpusPerNode;
   body["cpuNodes"] = options.cpuNodes;
   body["sshKeys"] = keys;
+  if (options.registry || !options.imageCache.empty() || !options.insecureRegistries.empty())
+    body["containers"] = {{"registry", options.registry},
+                          {"cachePath", options.imageCache},
+                          {"insecureRegistries", options.insecureRegistries}};
   return body;
 }
 

@@ -27,6 +27,10 @@ struct CreateOptions {
   int gpusPerNode = ClusterSpec{}.gpusPerNode;
   int cpuNodes = ClusterSpec{}.cpuNodes;
   std::vector<std::string> sshKeyFiles;  // Empty: corral's own key.
+  // Container jobs (ClusterSpec::containers).
+  bool registry = false;
+  std::string imageCache;
+  std::vector<std::string> insecureRegistries;
   bool wait = false;
   int timeoutSeconds = 600;
   OutputFormat format = OutputFormat::kTable;

@@ -230,6 +230,21 @@ StatusOr<VolumeAttachment> attachmentAt(const json& j, const std::string& prefix
   return a;
 }
 
+StatusOr<ContainerSettings> containersAt(const json& j, const std::string& prefix) {
+  if (!j.is_object())
+    return invalidArgument(field(prefix.substr(0, prefix.size() - 1)) + " must be an object");
+  ObjectReader r(j, prefix, /*strict=*/true);
+  RETURN_IF_ERROR(r.rejectUnknown({"registry", "cachePath", "insecureRegistries"}));
+  ContainerSettings c;
+  if (const json* reg = r.find("registry")) {
+    if (!reg->is_boolean()) return invalidArgument(field(r.path("registry")) + " must be a boolean");
+    c.registry = reg->get<bool>();
+  }
+  RETURN_IF_ERROR(r.readString("cachePath", &c.cachePath));
+  RETURN_IF_ERROR(r.readStringArray("insecureRegistries", &c.insecureRegistries));
+  return c;
+}
+
 StatusOr<LoginUser> userAt(const json& j, const std::string& prefix) {
   if (!j.is_object())
     return invalidArgument(field(prefix.substr(0, prefix.size() - 1)) + " must be an object");
@@ -266,7 +281,7 @@ StatusOr<ClusterSpec> specAt(const json& j, const std::string& prefix, bool stri
     RETURN_IF_ERROR(r.rejectUnknown({"name", "gpuNodes", "gpusPerNode", "cpuNodes", "sshKeys",
                                      "partitions", "slurmConf", "loginGeneration",
                                      "nodeGenerations", "volumes", "users",
-                                     "controllerGeneration"}));
+                                     "controllerGeneration", "containers"}));
   }
   if (r.find("name") == nullptr) return invalidArgument(field(r.path("name")) + " is required");
   ClusterSpec spec;
@@ -299,6 +314,9 @@ StatusOr<ClusterSpec> specAt(const json& j, const std::string& prefix, bool stri
   }
   RETURN_IF_ERROR(readArray(r, "volumes", &spec.volumes, attachmentAt));
   RETURN_IF_ERROR(readArray(r, "users", &spec.users, userAt));
+  if (const json* c = r.find("containers")) {
+    ASSIGN_OR_RETURN(spec.containers, containersAt(*c, r.path("containers") + "."));
+  }
   return spec;
 }
 
@@ -474,7 +492,11 @@ nlohmann::json specToJson(const ClusterSpec& spec) {
               {"controllerGeneration", spec.controllerGeneration},
               {"nodeGenerations", spec.nodeGenerations},
               {"volumes", volumes},
-              {"users", users}};
+              {"users", users},
+              {"containers",
+               {{"registry", spec.containers.registry},
+                {"cachePath", spec.containers.cachePath},
+                {"insecureRegistries", spec.containers.insecureRegistries}}}};
 }
 
 nlohmann::json volumeToJson(const Volume& v) {

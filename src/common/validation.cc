@@ -1,11 +1,14 @@
 #include "common/validation.h"
 
+#include <regex>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
+#include <regex>
 #include <string_view>
 #include <vector>
 
@@ -374,6 +377,31 @@ Status validateClusterSpec(const ClusterSpec& spec) {
                                " share uid " + std::to_string(u.uid));
     }
   }
+  RETURN_IF_ERROR(validateContainerSettings(spec));
+  return Status::ok();
+}
+
+Status validateContainerSettings(const ClusterSpec& spec) {
+  const ContainerSettings& c = spec.containers;
+  if (!c.cachePath.empty()) {
+    static const std::regex path("(/[A-Za-z0-9_-][A-Za-z0-9_.-]*)+");
+    if (c.cachePath.size() > 128 || !std::regex_match(c.cachePath, path))
+      return invalidArgument("containers.cachePath " + quote(c.cachePath) +
+                             " is not a path such as /shared/enroot-cache of letters, digits "
+                             "and /_-.");
+    if (c.cachePath.rfind(std::string(kSharedPath) + "/", 0) != 0)
+      return invalidArgument("containers.cachePath " + c.cachePath + " must be under " +
+                             kSharedPath + "/, the cluster's shared filesystem, so that every "
+                             "node shares it");
+  }
+  if (c.insecureRegistries.size() > static_cast<size_t>(kMaxInsecureRegistries))
+    return invalidArgument("containers.insecureRegistries: at most " +
+                           std::to_string(kMaxInsecureRegistries) + " registries");
+  static const std::regex hostPort("[A-Za-z0-9]([A-Za-z0-9.-]{0,252})(:[0-9]{1,5})?");
+  for (const auto& h : c.insecureRegistries)
+    if (!std::regex_match(h, hostPort))
+      return invalidArgument("containers.insecureRegistries: " + quote(h) +
+                             " is not a registry host[:port]");
   return Status::ok();
 }
 

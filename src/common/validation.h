@@ -59,4 +59,8 @@ Status validateLoginUserName(const std::string& name);
 // uids, keys).
 Status validateClusterSpec(const ClusterSpec& spec);
 
+// containers.*: the image cache shared by every node (under /shared/),
+// insecure registries as host[:port].
+Status validateContainerSettings(const ClusterSpec& spec);
+
 }  // namespace corral

@@ -292,6 +292,12 @@ Status Reconciler::syncPods(const ClusterRecord& desired, const RenderedCluster&
 }
 
 Status Reconciler::prepareHomes(const ClusterRecord& desired) {
+  // The shared image cache (containers.cachePath, under /shared): every user
+  // makes their own directory in it, like in /tmp.
+  const std::string& cache = desired.spec.containers.cachePath;
+  if (!cache.empty())
+    RETURN_IF_ERROR(runtime_.prepareDirectory(
+        desired.spec.name, "shared" + cache.substr(std::string(kSharedPath).size()), 0, 0, 01777));
   if (desired.spec.users.empty()) return Status::ok();
   RETURN_IF_ERROR(runtime_.prepareDirectory(desired.spec.name, "shared/home", 0, 0, 0755));
   for (const auto& u : desired.spec.users)

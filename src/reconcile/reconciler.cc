@@ -410,6 +410,10 @@ Status Reconciler::runCreate(ClusterRecord record) {
   if (Status s = waitPodsReady(name, {"login"}, "starting login node", deadline, creating);
       !s.isOk())
     return fail(s, "starting the login node");
+  if (auto reg = podNames(*rendered, "registry"); !reg.empty()) {
+    if (Status s = waitPodsReady(name, reg, "starting the registry", deadline, creating); !s.isOk())
+      return fail(s, "starting the registry");
+  }
   std::function<bool(const std::string&, int)> probe =
       options_.loginProbe ? options_.loginProbe : tcpAnswers;
   while (!probe(record.loginAddress, 22)) {
@@ -554,6 +558,7 @@ void Reconciler::livenessLoop() {
       if (r.status != ClusterStatus::kRunning) continue;
       bool wanted = false;
       std::vector<std::string> pods = {"controller", "login"};
+      if (r.spec.containers.registry) pods.push_back("registry");
       for (const auto& n : r.nodes) pods.push_back(n.name);
       for (const auto& p : pods) {
         auto st = runtime_.podStatus(r.spec.name, p);

@@ -223,6 +223,7 @@ Mount sharedMount() { return {"shared", kSharedPath, false}; }
 // volume, at the same paths everywhere.
 void addStorage(const ClusterRecord& r, PodSpec& p) {
   p.mounts.push_back(sharedMount());
+  p.mounts.push_back({"etc/enroot", "/etc/enroot", true});
   for (const auto& v : r.spec.volumes) p.mounts.push_back({v.hostPath, v.path, v.readOnly});
 }
 
@@ -364,6 +365,52 @@ std::string renderGresConf(const ClusterRecord& r) {
   return out;
 }
 
+// Container jobs: the Pyxis-compatible plugin for srun/sbatch/salloc and
+// slurmstepd, and the Enroot-compatible runtime it drives, both corral's own
+// (src/spank, src/container) and on every pod at kPodBinDir.
+std::string renderPlugstackConf(const ClusterRecord& r) {
+  std::ostringstream o;
+  o << header(r) << "required " << kPodBinDir << "/spank_pyxis.so runtime_path=" << kPodBinDir
+    << "/enroot remap_root=1 container_mount_home=0 container_writable=1\n";
+  return o.str();
+}
+
+std::string renderEnrootConf(const ClusterRecord& r) {
+  const ContainerSettings& c = r.spec.containers;
+  std::ostringstream o;
+  o << header(r)
+    << "# Containers' filesystems: node-local, per user.\n"
+       "ENROOT_DATA_PATH /var/tmp/enroot-data-user-$(id -u)\n"
+       "ENROOT_RUNTIME_PATH /tmp/enroot-runtime-user-$(id -u)\n";
+  if (c.cachePath.empty()) {
+    o << "# Pulled images: node-local (containers.cachePath shares them).\n"
+         "ENROOT_CACHE_PATH /var/tmp/enroot-cache-user-$(id -u)\n";
+  } else {
+    o << "# Pulled images: shared by every node, so one import serves them all.\n"
+         "ENROOT_CACHE_PATH "
+      << c.cachePath << "/user-$(id -u)\n";
+  }
+  o << "ENROOT_MOUNT_HOME no\nENROOT_ROOTFS_WRITABLE yes\nENROOT_REMAP_ROOT no\n";
+  std::vector<std::string> http = c.insecureRegistries;
+  if (c.registry) http.insert(http.begin(), kClusterRegistry);
+  if (!http.empty()) {
+    o << "# Registries reached over plain http.\nCORRAL_HTTP_REGISTRIES ";
+    for (size_t i = 0; i < http.size(); ++i) o << (i ? "," : "") << http[i];
+    o << "\n";
+  }
+  return o.str();
+}
+
+std::string renderRegistryConfig(const ClusterRecord& r) {
+  std::ostringstream o;
+  o << header(r) << "version: 0.1\n"
+    << "log:\n  level: warn\n"
+    << "storage:\n  filesystem:\n    rootdirectory: /var/lib/docker-registry\n"
+    << "  delete:\n    enabled: true\n"
+    << "http:\n  addr: 0.0.0.0:" << kRegistryPort << "\n";
+  return o.str();
+}
+
 std::string renderHosts(const ClusterRecord& r) {
   std::ostringstream o;
   auto net = parseCidr(r.subnet);
@@ -371,6 +418,7 @@ std::string renderHosts(const ClusterRecord& r) {
   if (net.isOk()) {
     o << hostAddress(*net, kControllerOffset) << "\tcontroller\n"
       << hostAddress(*net, kLoginOffset) << "\tlogin\n";
+    if (r.spec.containers.registry) o << hostAddress(*net, kRegistryOffset) << "\tregistry\n";
   }
   for (const auto& n : r.nodes) o << n.address << "\t" << n.name << "\n";
   return o.str();
@@ -388,6 +436,8 @@ StatusOr<RenderedCluster> renderCluster(const ClusterRecord& r) {
   out.files["etc/ssh/sshd_config"] = {renderSshdConfig(r), 0644};
   out.files["etc/ssh/authorized_keys/root"] = {renderAuthorizedKeys(r), 0644};
   out.files["etc/nsswitch.conf"] = {renderNsswitch(r), 0644};
+  out.files["etc/slurm/plugstack.conf"] = {renderPlugstackConf(r), 0644};
+  out.files["etc/enroot/enroot.conf"] = {renderEnrootConf(r), 0644};
   renderExtraUsers(r, out.files);
   out.files[std::string(kCandidateDir) + "/README"] = {
       "Candidate Slurm configuration of a change, tried by a throwaway slurmctld\n"
@@ -422,6 +472,26 @@ StatusOr<RenderedCluster> renderCluster(const ClusterRecord& r) {
   login.daemons.push_back(
       {"sshd", {"/usr/sbin/sshd", "-D", "-e"}, {}, {22, "", std::chrono::seconds(10)}, {}});
   out.pods.push_back(std::move(login));
+
+  if (r.spec.containers.registry) {
+    // Debian's docker-registry, for images built on the platform's side
+    // (`corral-imagectl push`) and pulled by the nodes as registry:5000/….
+    PodSpec reg = basePod(r, "registry", "registry", hostAddress(net, kRegistryOffset));
+    // No Slurm here: no munge, no Slurm or login configuration.
+    reg.daemons.clear();
+    reg.mounts = {{"etc/hosts", "/etc/hosts", true}};
+    reg.setupDirs.clear();
+    out.files["etc/docker-registry/config.yml"] = {renderRegistryConfig(r), 0644};
+    out.files["registry/README"] = {"The cluster registry's storage. Written by corral.\n", 0644};
+    reg.mounts.push_back({"etc/docker-registry", "/etc/docker/registry", true});
+    reg.mounts.push_back({"registry", "/var/lib/docker-registry", false});
+    reg.daemons.push_back({"registry",
+                           {"docker-registry", "serve", "/etc/docker/registry/config.yml"},
+                           {},
+                           {kRegistryPort, "", std::chrono::seconds(30)},
+                           {}});
+    out.pods.push_back(std::move(reg));
+  }
 
   for (const auto& n : r.nodes) {
     PodSpec w = basePod(r, n.name, "worker", n.address);

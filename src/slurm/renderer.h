@@ -20,9 +20,8 @@ inline constexpr uint32_t kLoginOffset = 3;
 inline constexpr uint32_t kGpuNodeOffset = 10;    // slinky-i is at .10+i.
 inline constexpr uint32_t kCpuNodeOffset = 230;   // cpu-workers-i is at .230+i.
 inline constexpr int kClusterPrefix = 24;
-// Where the cluster's own shared filesystem is mounted on the login node and
-// every worker.
-inline constexpr const char* kSharedPath = "/shared";
+inline constexpr uint32_t kRegistryOffset = 4;   // The cluster's registry pod.
+inline constexpr int kRegistryPort = 5000;
 // A change's Slurm configuration, before it is applied: written to this
 // directory of the cluster and seen by the controller pod at the mount point.
 inline constexpr const char* kCandidateDir = "candidate";
@@ -61,5 +60,7 @@ std::string controllerRestartKey(const ClusterRecord& record);
 std::string renderSlurmConf(const ClusterRecord& record);
 std::string renderGresConf(const ClusterRecord& record);
 std::string renderHosts(const ClusterRecord& record);
+std::string renderPlugstackConf(const ClusterRecord& record);
+std::string renderEnrootConf(const ClusterRecord& record);
 
 }  // namespace corral

@@ -378,3 +378,59 @@ TEST(RenderClusterTest, FailsOnABadSubnet) {
 
 }  // namespace
 }  // namespace corral
+
+namespace corral {
+namespace {
+
+TEST(RenderContainersTest, PlugstackLoadsThePyxisPluginFromThePodBinDir) {
+  ClusterRecord r = makeRecord(2, 4, 0);
+  auto out = renderCluster(r);
+  ASSERT_TRUE(out.isOk());
+  const std::string& plug = out->files.at("etc/slurm/plugstack.conf").content;
+  EXPECT_NE(plug.find("required /.corral-bin/spank_pyxis.so runtime_path=/.corral-bin/enroot"),
+            std::string::npos)
+      << plug;
+  // Login and workers see the runtime's configuration; the controller does not need it.
+  for (const auto& pod : out->pods) {
+    bool has = false;
+    for (const auto& m : pod.mounts) has |= m.target == "/etc/enroot";
+    EXPECT_EQ(has, pod.role != "controller") << pod.name;
+  }
+}
+
+TEST(RenderContainersTest, EnrootConfFollowsTheClustersContainerSettings) {
+  ClusterRecord r = makeRecord(1, 1, 0);
+  std::string plain = renderEnrootConf(r);
+  EXPECT_NE(plain.find("ENROOT_CACHE_PATH /var/tmp/enroot-cache-user-$(id -u)"), std::string::npos);
+  EXPECT_EQ(plain.find("CORRAL_HTTP_REGISTRIES"), std::string::npos);
+  r.spec.containers = {true, "/shared/enroot-cache", {"10.9.9.9:5000"}};
+  std::string conf = renderEnrootConf(r);
+  EXPECT_NE(conf.find("ENROOT_CACHE_PATH /shared/enroot-cache/user-$(id -u)"), std::string::npos);
+  EXPECT_NE(conf.find("CORRAL_HTTP_REGISTRIES registry:5000,10.9.9.9:5000"), std::string::npos)
+      << conf;
+}
+
+TEST(RenderContainersTest, RegistryPodOnlyWhenAskedFor) {
+  ClusterRecord r = makeRecord(1, 1, 0);
+  auto out = renderCluster(r);
+  ASSERT_TRUE(out.isOk());
+  for (const auto& pod : out->pods) EXPECT_NE(pod.role, "registry");
+  EXPECT_EQ(renderHosts(r).find("registry"), std::string::npos);
+  r.spec.containers.registry = true;
+  out = renderCluster(r);
+  ASSERT_TRUE(out.isOk());
+  const PodSpec* reg = nullptr;
+  for (const auto& pod : out->pods)
+    if (pod.role == "registry") reg = &pod;
+  ASSERT_NE(reg, nullptr);
+  EXPECT_EQ(reg->name, "registry");
+  ASSERT_EQ(reg->daemons.size(), 1u);  // docker-registry alone: no munge, no Slurm
+  EXPECT_EQ(reg->daemons[0].argv[0], "docker-registry");
+  EXPECT_EQ(reg->daemons[0].ready.tcpPort, 5000);
+  EXPECT_NE(renderHosts(r).find(reg->address + "\tregistry"), std::string::npos);
+  EXPECT_NE(out->files.at("etc/docker-registry/config.yml").content.find("addr: 0.0.0.0:5000"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace corral

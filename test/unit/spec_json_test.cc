@@ -82,7 +82,24 @@ TEST(SpecJsonTest, ToJsonHasTheApiKeys) {
   EXPECT_EQ(j, json::parse(R"({"name": "demo", "gpuNodes": 2, "gpusPerNode": 4, "cpuNodes": 1,
       "sshKeys": ["ssh-ed25519 AAAAC3Nza you@laptop", "ssh-rsa AAAAB3Nza ci"],
       "partitions": [], "slurmConf": {}, "loginGeneration": 0, "controllerGeneration": 0, "nodeGenerations": {},
-      "volumes": [], "users": []})"));
+      "volumes": [], "users": [],
+      "containers": {"registry": false, "cachePath": "", "insecureRegistries": []}})"));
+}
+
+TEST(SpecJsonTest, ContainerSettingsRoundTripAndUnknownKeysAreRefused) {
+  ClusterSpec spec = demoSpec();
+  spec.containers = {true, "/shared/enroot-cache", {"10.0.0.9:5000"}};
+  auto back = specFromJson(specToJson(spec), /*strict=*/true);
+  ASSERT_TRUE(back.isOk()) << back.status().toString();
+  EXPECT_EQ(back->containers, spec.containers);
+  json j = specToJson(spec);
+  j["containers"]["mirror"] = "x";
+  auto bad = specFromJson(j, /*strict=*/true);
+  ASSERT_FALSE(bad.isOk());
+  EXPECT_NE(bad.status().message().find("mirror"), std::string::npos) << bad.status().message();
+  j = specToJson(spec);
+  j["containers"]["registry"] = "yes";
+  EXPECT_FALSE(specFromJson(j, /*strict=*/true).isOk());
 }
 
 TEST(SpecJsonTest, PartitionsAndSettingsRoundTrip) {

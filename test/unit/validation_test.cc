@@ -380,5 +380,26 @@ INSTANTIATE_TEST_SUITE_P(ValidateClusterSpec, BadSpecTest, ::testing::ValuesIn(b
                            return info.param.name;
                          });
 
+TEST(ValidateContainerSettings, CacheUnderSharedAndRegistriesAsHostPort) {
+  ClusterSpec s = validSpec();
+  s.containers = {true, "/shared/enroot-cache", {"10.1.2.3:5000", "registry.local"}};
+  EXPECT_TRUE(validateClusterSpec(s).isOk());
+  s.containers.cachePath = "/var/cache/enroot";
+  Status st = validateClusterSpec(s);
+  ASSERT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("must be under /shared/"), std::string::npos) << st.message();
+  s.containers.cachePath = "/shared";
+  EXPECT_FALSE(validateClusterSpec(s).isOk());
+  s.containers.cachePath = "/shared/../etc";
+  EXPECT_FALSE(validateClusterSpec(s).isOk());
+  s.containers.cachePath = "";
+  s.containers.insecureRegistries = {"http://x:5000"};
+  st = validateClusterSpec(s);
+  ASSERT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("host[:port]"), std::string::npos) << st.message();
+  s.containers.insecureRegistries.assign(17, "x:1");
+  EXPECT_FALSE(validateClusterSpec(s).isOk());
+}
+
 }  // namespace
 }  // namespace corral

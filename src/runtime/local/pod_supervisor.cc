@@ -65,7 +65,6 @@ std::string log(const std::string& msg) {
 // ---- Filesystem view --------------------------------------------------------
 
 // Where a pod sees corral's own binaries; daemons have it on PATH.
-constexpr const char* kPodBinDir = "/.corral-bin";
 
 // The directory of this corral-pod (and corral-health beside it) on the host.
 std::string ownBinDir() {

@@ -1,0 +1,286 @@
+// `push`: directories become deterministic gzip layers in a registry.
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "image/fs_util.h"
+#include "image/image.h"
+#include "image/manifest.h"
+#include "image/registry_client.h"
+#include "image/sha256.h"
+
+namespace corral::image {
+namespace {
+
+struct BuiltLayer {
+  std::string path;    // The gzip blob, a scratch file the caller removes.
+  std::string digest;  // Of the compressed blob.
+  std::string diffId;  // Of the uncompressed tar.
+  int64_t size = 0;
+};
+
+// Feeds tar bytes through the diff_id hash into the gzip writer, whose
+// output is hashed and written to the blob file.
+struct Pipeline {
+  archive* gz = nullptr;
+  int fd = -1;
+  Sha256 tarHash;
+  Sha256 blobHash;
+  int64_t blobSize = 0;
+  int writeErrno = 0;
+};
+
+la_ssize_t writeBlob(archive*, void* user, const void* buf, size_t len) {
+  auto* p = static_cast<Pipeline*>(user);
+  p->blobHash.update(buf, len);
+  p->blobSize += static_cast<int64_t>(len);
+  int err = writeAll(p->fd, buf, len);
+  if (err != 0) {
+    p->writeErrno = err;
+    return -1;
+  }
+  return static_cast<la_ssize_t>(len);
+}
+
+la_ssize_t writeTar(archive*, void* user, const void* buf, size_t len) {
+  auto* p = static_cast<Pipeline*>(user);
+  p->tarHash.update(buf, len);
+  if (archive_write_data(p->gz, buf, len) < 0) return -1;
+  return static_cast<la_ssize_t>(len);
+}
+
+// Every path below `dir`, relative, sorted so that the same content always
+// makes the same tar.
+Status listTree(const std::string& dir, const std::string& rel, std::vector<std::string>& out) {
+  std::string full = rel.empty() ? dir : dir + "/" + rel;
+  DIR* d = opendir(full.c_str());
+  if (d == nullptr) return fileError("reading directory " + full, errno);
+  std::vector<std::string> names;
+  while (dirent* e = readdir(d)) {
+    std::string n = e->d_name;
+    if (n != "." && n != "..") names.push_back(n);
+  }
+  closedir(d);
+  std::sort(names.begin(), names.end());
+  for (const auto& n : names) {
+    std::string child = rel.empty() ? n : rel + "/" + n;
+    out.push_back(child);
+    struct stat st;
+    if (lstat((dir + "/" + child).c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+      RETURN_IF_ERROR(listTree(dir, child, out));
+    }
+  }
+  return Status::ok();
+}
+
+Status addFile(archive* tar, const std::string& full, const std::string& rel) {
+  UniqueFd fd(open(full.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  if (fd.get() < 0) return fileError("reading " + full, errno);
+  std::vector<char> buf(1 << 20);
+  while (true) {
+    ssize_t n = read(fd.get(), buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return fileError("reading " + full, errno);
+    if (n == 0) return Status::ok();
+    if (archive_write_data(tar, buf.data(), static_cast<size_t>(n)) < 0) {
+      return internalError("packing " + rel + ": " + archive_error_string(tar));
+    }
+  }
+}
+
+Status writeEntries(archive* tar, const std::string& dir, Pipeline& pipe) {
+  std::vector<std::string> paths;
+  RETURN_IF_ERROR(listTree(dir, "", paths));
+  std::map<std::pair<dev_t, ino_t>, std::string> firstLink;
+  archive_entry* e = archive_entry_new();
+  for (const auto& rel : paths) {
+    std::string full = dir + "/" + rel;
+    struct stat st;
+    if (lstat(full.c_str(), &st) != 0) return fileError("reading " + full, errno);
+    if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode)) continue;
+    archive_entry_clear(e);
+    archive_entry_set_pathname(e, rel.c_str());
+    archive_entry_set_mode(e, st.st_mode);
+    archive_entry_set_uid(e, 0);
+    archive_entry_set_gid(e, 0);
+    archive_entry_set_mtime(e, 0, 0);
+    archive_entry_set_size(e, 0);
+    bool data = false;
+    if (S_ISLNK(st.st_mode)) {
+      std::string target(static_cast<size_t>(st.st_size) + 256, '\0');
+      ssize_t n = readlink(full.c_str(), target.data(), target.size());
+      if (n < 0) return fileError("reading link " + full, errno);
+      target.resize(static_cast<size_t>(n));
+      archive_entry_set_symlink(e, target.c_str());
+    } else if (S_ISREG(st.st_mode)) {
+      auto key = std::make_pair(st.st_dev, st.st_ino);
+      auto it = st.st_nlink > 1 ? firstLink.find(key) : firstLink.end();
+      if (it != firstLink.end()) {
+        archive_entry_set_hardlink(e, it->second.c_str());
+      } else {
+        if (st.st_nlink > 1) firstLink[key] = rel;
+        archive_entry_set_size(e, st.st_size);
+        data = true;
+      }
+    }
+    if (archive_write_header(tar, e) != ARCHIVE_OK) {
+      Status st2 = pipe.writeErrno
+                       ? fileError("writing a layer", pipe.writeErrno)
+                       : internalError("packing " + rel + ": " + archive_error_string(tar));
+      archive_entry_free(e);
+      return st2;
+    }
+    if (data) {
+      Status st2 = addFile(tar, full, rel);
+      if (!st2.isOk()) {
+        archive_entry_free(e);
+        return pipe.writeErrno ? fileError("writing a layer", pipe.writeErrno) : st2;
+      }
+    }
+  }
+  archive_entry_free(e);
+  return Status::ok();
+}
+
+// Packs `dir` into a gzip tar at `path`.
+StatusOr<BuiltLayer> buildLayer(const std::string& dir, const std::string& path) {
+  if (!isDirectory(dir)) return invalidArgument("layer directory " + dir + " does not exist");
+  UniqueFd fd(open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  if (fd.get() < 0) return fileError("creating " + path, errno);
+  Pipeline pipe;
+  pipe.fd = fd.get();
+  pipe.gz = archive_write_new();
+  archive_write_add_filter_gzip(pipe.gz);
+  // Speed over size: these layers go to a local registry.
+  archive_write_set_filter_option(pipe.gz, "gzip", "compression-level", "1");
+  // No time stamp in the gzip header: the same content, the same digest.
+  archive_write_set_filter_option(pipe.gz, "gzip", "timestamp", nullptr);
+  archive_write_set_format_raw(pipe.gz);
+  archive_write_set_bytes_per_block(pipe.gz, 0);
+  archive* tar = archive_write_new();
+  archive_write_set_format_pax_restricted(tar);
+  archive_write_set_bytes_in_last_block(tar, 1);
+  Status st;
+  if (archive_write_open2(pipe.gz, &pipe, nullptr, writeBlob, nullptr, nullptr) != ARCHIVE_OK) {
+    st = internalError(std::string("starting gzip: ") + archive_error_string(pipe.gz));
+  }
+  archive_entry* raw = archive_entry_new();
+  archive_entry_set_pathname(raw, "layer.tar");
+  archive_entry_set_filetype(raw, AE_IFREG);
+  if (st.isOk() && archive_write_header(pipe.gz, raw) != ARCHIVE_OK) {
+    st = internalError(std::string("starting gzip: ") + archive_error_string(pipe.gz));
+  }
+  archive_entry_free(raw);
+  if (st.isOk() &&
+      archive_write_open2(tar, &pipe, nullptr, writeTar, nullptr, nullptr) != ARCHIVE_OK) {
+    st = internalError(std::string("starting tar: ") + archive_error_string(tar));
+  }
+  if (st.isOk()) st = writeEntries(tar, dir, pipe);
+  if (archive_write_close(tar) != ARCHIVE_OK && st.isOk()) {
+    st = internalError(std::string("finishing tar: ") + archive_error_string(tar));
+  }
+  if (archive_write_close(pipe.gz) != ARCHIVE_OK && st.isOk()) {
+    st = pipe.writeErrno
+             ? fileError("writing " + path, pipe.writeErrno)
+             : internalError(std::string("finishing gzip: ") + archive_error_string(pipe.gz));
+  }
+  archive_write_free(tar);
+  archive_write_free(pipe.gz);
+  if (st.isOk() && pipe.writeErrno != 0) st = fileError("writing " + path, pipe.writeErrno);
+  if (!st.isOk()) return st;
+  BuiltLayer out;
+  out.path = path;
+  out.diffId = "sha256:" + pipe.tarHash.hexDigest();
+  out.digest = "sha256:" + pipe.blobHash.hexDigest();
+  out.size = pipe.blobSize;
+  return out;
+}
+
+Status uploadIfMissing(RegistryClient& client, const BuiltLayer& layer) {
+  ASSIGN_OR_RETURN(bool present, client.hasBlob(layer.digest));
+  if (present) return Status::ok();
+  UniqueFd fd(open(layer.path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return fileError("reading " + layer.path, errno);
+  return client.uploadBlob(layer.digest, fd.get(), layer.size);
+}
+
+}  // namespace
+
+Status push(const Reference& ref, const std::vector<std::string>& layerDirs,
+            const ImageConfig& config, const RegistryOptions& options) {
+  if (!ref.digest.empty()) {
+    return invalidArgument("cannot push to " + ref.toString() + ": push to a tag, not a digest");
+  }
+  RegistryClient client(ref, options, "pull,push");
+  std::vector<BuiltLayer> layers(layerDirs.size());
+  std::vector<std::string> scratch(layerDirs.size());
+  for (size_t i = 0; i < layerDirs.size(); ++i) {
+    std::string tmpl = scratchDir() + "/corral-layer-XXXXXX";
+    int fd = mkstemp(tmpl.data());
+    if (fd < 0) return fileError("creating a scratch file in " + scratchDir(), errno);
+    close(fd);
+    scratch[i] = tmpl;
+  }
+  auto cleanup = [&] {
+    for (const auto& s : scratch) unlink(s.c_str());
+  };
+
+  // Layers are packed and uploaded in parallel, like pull downloads them.
+  std::atomic<size_t> next{0};
+  std::mutex errMu;
+  Status firstError;
+  auto worker = [&] {
+    while (true) {
+      size_t i = next.fetch_add(1);
+      if (i >= layerDirs.size()) return;
+      Status st;
+      auto built = buildLayer(layerDirs[i], scratch[i]);
+      if (built.isOk()) {
+        layers[i] = *built;
+        st = uploadIfMissing(client, layers[i]);
+      } else {
+        st = built.status();
+      }
+      unlink(scratch[i].c_str());
+      if (!st.isOk()) {
+        std::lock_guard<std::mutex> lock(errMu);
+        if (firstError.isOk()) firstError = st.withContext("layer " + layerDirs[i]);
+        return;
+      }
+    }
+  };
+  size_t n = std::min<size_t>(std::max(options.parallelDownloads, 1), layerDirs.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < n; ++i) threads.emplace_back(worker);
+  for (auto& t : threads) t.join();
+  cleanup();
+  if (!firstError.isOk()) return firstError;
+
+  std::vector<std::string> diffIds;
+  std::vector<Descriptor> layerDescs;
+  for (const auto& l : layers) {
+    diffIds.push_back(l.diffId);
+    layerDescs.push_back({kDockerLayerGzip, l.digest, l.size});
+  }
+  std::string configBlob = makeConfigBlob(config, diffIds);
+  Descriptor configDesc{kDockerConfig, sha256Digest(configBlob),
+                        static_cast<int64_t>(configBlob.size())};
+  ASSIGN_OR_RETURN(bool present, client.hasBlob(configDesc.digest));
+  if (!present)
+    RETURN_IF_ERROR(client.uploadBlob(configDesc.digest, -1, configDesc.size, configBlob));
+  return client.putManifest(ref.tag.empty() ? "latest" : ref.tag,
+                            makeManifest(configDesc, layerDescs), kDockerManifest);
+}
+
+}  // namespace corral::image

@@ -1,0 +1,469 @@
+// The Pyxis-compatible SPANK plugin: loaded by srun, sbatch and salloc (to
+// add and check the --container-* options) and by slurmstepd (to put a step's
+// tasks into a container). All decisions are in src/spank/options.h; this
+// file moves values between Slurm and that logic and runs the Enroot-
+// compatible runtime (`enroot`, src/exe/enroot_main.cc) as the job's user.
+//
+// Per step and node: user_init creates the container (unless a named one
+// exists) and starts one holder process (`enroot start --hold-fd`) that owns
+// the container's user and mount namespaces; every task joins them in
+// task_init, so the node's tasks share one container. exit stops the holder
+// and removes an unnamed container; job_epilog removes the job's named ones.
+
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "container/container.h"
+#include "spank/options.h"
+
+// spank.h declares the hooks (slurm_spank_init, …) before its own
+// extern "C" block: include it whole as C.
+extern "C" {
+#include <slurm/spank.h>
+}
+
+extern "C" const char plugin_name[] = "pyxis";
+extern "C" const char plugin_type[] = "spank";
+extern "C" const unsigned int plugin_version = SLURM_VERSION_NUMBER;
+extern "C" const unsigned int spank_plugin_version = 0;
+
+namespace {
+
+using namespace corral;
+namespace fs = std::filesystem;
+
+constexpr uint32_t kBatchStep = 0xfffffffb;  // SLURM_BATCH_SCRIPT
+constexpr int kHoldFd = 3;
+
+// The plugin's state for this process (srun, or one step's slurmstepd).
+struct State {
+  spank::Options options;
+  spank::PluginArgs args;
+  bool argsOk = true;
+  // Remote: the step's container.
+  bool active = false;
+  std::string name;
+  pid_t holder = 0;
+  bool ownHolder = false;
+  std::string workdir;
+  std::vector<std::string> imageEnv;
+  std::map<std::string, std::string> gpuEnv;
+  container::Identity who;
+  std::vector<gid_t> groups;
+  std::vector<std::string> jobEnv;
+  container::Settings settings;
+};
+State g;
+
+int optionCallback(int val, const char* optarg, int /*remote*/) {
+  const auto& table = spank::optionTable();
+  if (val < 0 || static_cast<size_t>(val) >= table.size()) return -1;
+  Status s = spank::setOption(g.options, table[val].id, optarg ? optarg : "");
+  if (!s.isOk()) {
+    slurm_error("pyxis: %s", s.message().c_str());
+    return -1;
+  }
+  return 0;
+}
+
+std::vector<spank_option>& spankOptions() {
+  static std::vector<spank_option> opts = [] {
+    std::vector<spank_option> v;
+    int i = 0;
+    for (const auto& o : spank::optionTable()) {
+      v.push_back({const_cast<char*>(o.name), const_cast<char*>(o.arginfo),
+                   const_cast<char*>(o.usage), o.arginfo ? 1 : 0, i++, optionCallback});
+    }
+    return v;
+  }();
+  return opts;
+}
+
+std::string getenvJob(spank_t sp, const char* name) {
+  std::vector<char> buf(8192);
+  if (spank_getenv(sp, name, buf.data(), static_cast<int>(buf.size())) != ESPANK_SUCCESS)
+    return "";
+  return buf.data();
+}
+
+std::map<std::string, std::string> processEnvironment() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string kv = *e;
+    auto eq = kv.find('=');
+    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return env;
+}
+
+std::vector<std::string> jobEnvironment(spank_t sp) {
+  char** env = nullptr;
+  std::vector<std::string> out;
+  if (spank_get_item(sp, S_JOB_ENV, &env) == ESPANK_SUCCESS)
+    for (char** e = env; e && *e; ++e) out.emplace_back(*e);
+  return out;
+}
+
+std::map<std::string, std::string> toMap(const std::vector<std::string>& env) {
+  std::map<std::string, std::string> m;
+  for (const auto& kv : env) {
+    auto eq = kv.find('=');
+    if (eq != std::string::npos) m[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return m;
+}
+
+// In a forked child of slurmstepd (euid the user's, real uid root): become
+// the job's user for good.
+void becomeUser() {
+  if (seteuid(0) != 0) _exit(126);
+  if (setgroups(g.groups.size(), g.groups.data()) != 0) _exit(126);
+  if (setresgid(g.who.gid, g.who.gid, g.who.gid) != 0) _exit(126);
+  if (setresuid(g.who.uid, g.who.uid, g.who.uid) != 0) _exit(126);
+}
+
+std::vector<char*> cstrings(std::vector<std::string>& v) {
+  std::vector<char*> out;
+  for (auto& s : v) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+void resetChild() {
+  sigset_t all;
+  sigemptyset(&all);
+  sigprocmask(SIG_SETMASK, &all, nullptr);
+  for (int s = 1; s < NSIG; ++s) signal(s, SIG_DFL);
+}
+
+// Runs `argv` as the job's user and returns its exit status; its stdout and
+// stderr together in `output`.
+int runAsUser(std::vector<std::string> argv, std::string& output) {
+  int p[2];
+  if (pipe2(p, O_CLOEXEC) != 0) return -1;
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    resetChild();
+    dup2(p[1], 1);
+    dup2(p[1], 2);
+    int devnull = open("/dev/null", O_RDONLY);
+    if (devnull >= 0) dup2(devnull, 0);
+    becomeUser();
+    auto args = cstrings(argv);
+    auto envs = g.jobEnv;
+    auto envp = cstrings(envs);
+    execve(argv[0].c_str(), args.data(), envp.data());
+    dprintf(2, "cannot run %s: %s\n", argv[0].c_str(), strerror(errno));
+    _exit(127);
+  }
+  close(p[1]);
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(p[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+    if (n > 0) output.append(buf, n);
+  close(p[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::string lastLines(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  for (const char* prefix : {"enroot: error: ", "enroot: "})
+    if (text.rfind(prefix, 0) == 0) text = text.substr(strlen(prefix));
+  return text;
+}
+
+// Starts the holder; its pid once it reports "ready".
+StatusOr<pid_t> startHolder(std::vector<std::string> argv) {
+  int p[2];
+  if (pipe2(p, O_CLOEXEC) != 0) return internalError(std::string("pipe: ") + strerror(errno));
+  pid_t pid = fork();
+  if (pid < 0) return internalError(std::string("fork: ") + strerror(errno));
+  if (pid == 0) {
+    resetChild();
+    int devnull = open("/dev/null", O_RDWR);
+    if (devnull >= 0) {
+      dup2(devnull, 0);
+      dup2(devnull, 1);
+    }
+    if (p[1] != kHoldFd) {
+      dup2(p[1], kHoldFd);
+    } else {
+      fcntl(kHoldFd, F_SETFD, 0);
+    }
+    becomeUser();
+    auto args = cstrings(argv);
+    auto envs = g.jobEnv;
+    auto envp = cstrings(envs);
+    execve(argv[0].c_str(), args.data(), envp.data());
+    dprintf(kHoldFd, "error: cannot run %s: %s\n", argv[0].c_str(), strerror(errno));
+    _exit(127);
+  }
+  close(p[1]);
+  std::string answer;
+  char buf[1024];
+  ssize_t n;
+  while ((n = read(p[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)) {
+    if (n > 0) answer.append(buf, n);
+    if (answer.find('\n') != std::string::npos) break;
+  }
+  close(p[0]);
+  if (answer.rfind("ready", 0) == 0) return pid;
+  kill(pid, SIGKILL);
+  while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  if (answer.rfind("error: ", 0) == 0) answer = answer.substr(7);
+  if (answer.empty()) answer = "the container's holder exited before it was ready";
+  return failedPrecondition(lastLines(answer));
+}
+
+std::string pidFile(const std::string& name) {
+  return g.settings.runtimePath + "/" + name + ".pid";
+}
+
+// The holder of a running named container of this job (--container-name
+// NAME:exec), or 0.
+pid_t runningHolder(const std::string& name) {
+  std::ifstream in(pidFile(name));
+  pid_t pid = 0;
+  if (!(in >> pid) || pid <= 0) return 0;
+  std::ifstream cmd("/proc/" + std::to_string(pid) + "/cmdline");
+  std::string c((std::istreambuf_iterator<char>(cmd)), std::istreambuf_iterator<char>());
+  return c.find("--hold-fd") != std::string::npos ? pid : 0;
+}
+
+Status identify(spank_t sp) {
+  uid_t uid;
+  gid_t gid;
+  if (spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
+      spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS)
+    return internalError("cannot read the job's user");
+  g.who.uid = uid;
+  g.who.gid = gid;
+  gid_t* gids = nullptr;
+  int ngids = 0;
+  g.groups.clear();
+  if (spank_get_item(sp, S_JOB_SUPPLEMENTARY_GIDS, &gids, &ngids) == ESPANK_SUCCESS)
+    g.groups.assign(gids, gids + ngids);
+  struct passwd pw, *res = nullptr;
+  std::vector<char> buf(16384);
+  if (getpwuid_r(uid, &pw, buf.data(), buf.size(), &res) == 0 && res) {
+    g.who.user = pw.pw_name;
+    g.who.home = pw.pw_dir;
+  }
+  auto settings = container::loadSettings(g.who, toMap(g.jobEnv));
+  if (!settings.isOk()) return settings.status();
+  g.settings = *settings;
+  return Status::ok();
+}
+
+int fail(const std::string& what) {
+  slurm_error("pyxis: %s", what.c_str());
+  return -1;
+}
+
+Status prepareStep(spank_t sp) {
+  uint32_t job = 0, step = 0;
+  spank_get_item(sp, S_JOB_ID, &job);
+  spank_get_item(sp, S_JOB_STEPID, &step);
+  auto r = spank::resolve(g.options, g.args);
+  g.name = spank::containerName(g.options, job, step);
+
+  std::vector<std::string> extraMounts;
+  if (step == kBatchStep) {
+    // The batch script runs inside: it has to be there, at its own path.
+    int argc = 0;
+    char** argv = nullptr;
+    if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) == ESPANK_SUCCESS && argc > 0)
+      extraMounts.push_back(std::string(argv[0]) + ":" + argv[0] + ":ro");
+  }
+
+  bool exists = container::exists(g.settings, g.name);
+  if (!g.options.name.empty() && g.options.nameMode == spank::NameMode::kExec) {
+    pid_t pid = runningHolder(g.name);
+    if (pid == 0)
+      return failedPrecondition("--container-name " + g.options.name +
+                                ":exec: no running container of that name in this job");
+    g.holder = pid;
+    g.ownHolder = false;
+  } else {
+    if (exists && g.options.nameMode == spank::NameMode::kCreate)
+      return failedPrecondition("--container-name " + g.options.name +
+                                ":create: a container of that name already exists in this job");
+    if (!exists) {
+      if (g.options.image.empty())
+        return invalidArgument("--container-name " + g.options.name +
+                               ": no such container yet, and no --container-image to make it from");
+      std::string out;
+      int rc = runAsUser(spank::createCommand(g.args, r, g.name), out);
+      if (rc != 0) return failedPrecondition(lastLines(out));
+    }
+  }
+
+  auto cfg = container::config(g.settings, g.name);
+  if (!cfg.isOk()) return cfg.status();
+  g.imageEnv = cfg->env;
+  g.workdir = !g.options.workdir.empty() ? g.options.workdir
+              : !cfg->workdir.empty()    ? cfg->workdir
+                                         : "/";
+  // The GPUs Slurm gave this step (none: the container sees none).
+  std::string gpus = getenvJob(sp, "SLURM_STEP_GPUS");
+  if (gpus.empty()) gpus = getenvJob(sp, "SLURM_JOB_GPUS");
+  if (gpus.empty()) gpus = getenvJob(sp, "CUDA_VISIBLE_DEVICES");
+  if (gpus == "NoDevFiles") gpus.clear();
+  auto list = container::parseGpuList(gpus);
+  g.gpuEnv = container::gpuEnvironment(list.isOk() ? *list : std::vector<int>{});
+
+  if (g.holder == 0) {
+    auto pid = startHolder(spank::startCommand(g.args, r, g.name, kHoldFd, gpus,
+                                               g.who.home, extraMounts));
+    if (!pid.isOk()) {
+      if (!exists && g.options.name.empty()) {
+        std::string out;
+        runAsUser({g.args.runtimePath, "remove", "--force", g.name}, out);
+      }
+      return pid.status();
+    }
+    g.holder = *pid;
+    g.ownHolder = true;
+    if (!g.options.name.empty()) {
+      std::ofstream(pidFile(g.name)) << g.holder << "\n";
+    }
+  }
+  g.active = true;
+  return Status::ok();
+}
+
+}  // namespace
+
+extern "C" {
+
+int slurm_spank_init(spank_t sp, int ac, char** av) {
+  std::vector<std::string> args(av, av + ac);
+  auto a = spank::parsePluginArgs(args);
+  if (!a.isOk()) {
+    g.argsOk = false;
+    return fail(a.status().message());
+  }
+  g.args = *a;
+  for (auto& o : spankOptions()) {
+    if (spank_option_register(sp, &o) != ESPANK_SUCCESS)
+      return fail(std::string("cannot register --") + o.name);
+  }
+  return 0;
+}
+
+int slurm_spank_init_post_opt(spank_t sp, int, char**) {
+  if (spank_remote(sp)) return 0;
+  spank_context_t ctx = spank_context();
+  if (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR) return 0;
+  // srun, sbatch, salloc: check the PYXIS_* defaults now, before a job is
+  // made, so that a mistake costs nothing.
+  spank::Options copy = g.options;
+  Status s = spank::applyEnvironmentDefaults(copy, processEnvironment());
+  if (!s.isOk()) return fail(s.message());
+  if (ctx == S_CTX_ALLOCATOR && copy.any() && !g.args.sbatchSupport)
+    return fail("--container-* options are not supported with sbatch/salloc on this cluster");
+  return 0;
+}
+
+int slurm_spank_user_init(spank_t sp, int, char**) {
+  if (!spank_remote(sp)) return 0;
+  g.jobEnv = jobEnvironment(sp);
+  Status s = spank::applyEnvironmentDefaults(g.options, toMap(g.jobEnv));
+  if (!s.isOk()) return fail(s.message());
+  if (g.options.image.empty() && g.options.name.empty()) return 0;
+  uint32_t step = 0;
+  spank_get_item(sp, S_JOB_STEPID, &step);
+  if (step == kBatchStep && !g.args.sbatchSupport) return 0;
+  if (Status id = identify(sp); !id.isOk()) return fail(id.message());
+  if (Status p = prepareStep(sp); !p.isOk()) return fail(p.message());
+  return 0;
+}
+
+int slurm_spank_task_init(spank_t sp, int, char**) {
+  if (!g.active) return 0;
+  std::string base = "/proc/" + std::to_string(g.holder) + "/ns/";
+  int userns = open((base + "user").c_str(), O_RDONLY | O_CLOEXEC);
+  int mntns = open((base + "mnt").c_str(), O_RDONLY | O_CLOEXEC);
+  if (userns < 0 || mntns < 0) return fail("the container is gone: " + std::string(strerror(errno)));
+  if (setns(userns, CLONE_NEWUSER) != 0)
+    return fail(std::string("joining the container's user namespace: ") + strerror(errno));
+  if (setns(mntns, CLONE_NEWNS) != 0)
+    return fail(std::string("joining the container's mount namespace: ") + strerror(errno));
+  close(userns);
+  close(mntns);
+  if (chdir(g.workdir.c_str()) != 0)
+    return fail("working directory " + g.workdir + " in the container: " + strerror(errno));
+  for (const auto& [k, v] : spank::taskEnvironment(g.imageEnv, g.options.env, g.gpuEnv))
+    spank_setenv(sp, k.c_str(), v.c_str(), 1);
+  // Steps that the batch script starts are not in this container unless
+  // they ask for one themselves.
+  for (const auto& kv : jobEnvironment(sp)) {
+    std::string k = kv.substr(0, kv.find('='));
+    if (k.find("SPANK_OPTION_pyxis_") != std::string::npos)
+      spank_unsetenv(sp, k.c_str());
+  }
+  return 0;
+}
+
+int slurm_spank_exit(spank_t sp, int, char**) {
+  if (!spank_remote(sp) || !g.active) return 0;
+  g.active = false;
+  if (g.ownHolder && g.holder > 0) {
+    kill(g.holder, SIGKILL);
+    while (waitpid(g.holder, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    if (!g.options.name.empty()) unlink(pidFile(g.name).c_str());
+  }
+  std::string out;
+  if (!g.options.save.empty()) {
+    if (runAsUser(spank::exportCommand(g.args, g.name, g.options.save), out) != 0)
+      slurm_error("pyxis: saving the container to %s: %s", g.options.save.c_str(),
+                  lastLines(out).c_str());
+  }
+  if (g.options.name.empty()) {
+    out.clear();
+    if (runAsUser({g.args.runtimePath, "remove", "--force", g.name}, out) != 0)
+      slurm_error("pyxis: removing container %s: %s", g.name.c_str(), lastLines(out).c_str());
+  }
+  return 0;
+}
+
+// The job's named containers go with the job.
+int slurm_spank_job_epilog(spank_t sp, int, char**) {
+  uint32_t job = 0;
+  if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS) return 0;
+  g.jobEnv = {"PATH=/usr/bin:/bin"};
+  if (!identify(sp).isOk()) return 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(g.settings.dataPath, ec)) {
+    std::string n = e.path().filename();
+    if (!spank::isJobContainer(n, job)) continue;
+    // The epilog runs as root: drop to the user to remove their files.
+    std::string out;
+    if (runAsUser({g.args.runtimePath, "remove", "--force", n}, out) != 0)
+      slurm_error("pyxis: removing container %s: %s", n.c_str(), lastLines(out).c_str());
+  }
+  return 0;
+}
+
+}  // extern "C"

@@ -1,0 +1,161 @@
+// push and pull against the real registry (Debian's docker-registry, the
+// distribution project's v2 server), when it is installed.
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "image/image.h"
+#include "image_test_util.h"
+
+extern char** environ;
+
+namespace corral::image {
+namespace {
+
+using testing::exists;
+using testing::readText;
+using testing::TempDir;
+using testing::writeText;
+
+constexpr const char* kRegistry = "/usr/bin/docker-registry";
+
+int freePort() {
+  int s = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  getsockname(s, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(s);
+  return ntohs(addr.sin_port);
+}
+
+class DockerRegistryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (access(kRegistry, X_OK) != 0) GTEST_SKIP() << kRegistry << " is not installed";
+    port_ = freePort();
+    writeText(tmp_ / "config.yml",
+              "version: 0.1\n"
+              "log:\n  level: error\n"
+              "storage:\n  filesystem:\n    rootdirectory: " +
+                  tmp_ / "data" +
+                  "\n"
+                  "http:\n  addr: 127.0.0.1:" +
+                  std::to_string(port_) + "\n");
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    std::string log = tmp_ / "registry.log";
+    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    std::string config = tmp_ / "config.yml";
+    std::vector<char*> argv = {const_cast<char*>(kRegistry), const_cast<char*>("serve"),
+                               config.data(), nullptr};
+    ASSERT_EQ(posix_spawn(&pid_, kRegistry, &actions, nullptr, argv.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&actions);
+    // Starting a server is the one wait in these tests.
+    httplib::Client client("127.0.0.1", port_);
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+    while (true) {
+      auto res = client.Get("/v2/");
+      if (res && res->status == 200) break;
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline)
+          << "docker-registry did not start: " << readText(log);
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+
+  void TearDown() override {
+    if (pid_ > 0) {
+      kill(pid_, SIGTERM);
+      int status;
+      waitpid(pid_, &status, 0);
+    }
+  }
+
+  std::string host() const { return "127.0.0.1:" + std::to_string(port_); }
+  RegistryOptions options() const {
+    RegistryOptions o;
+    o.httpRegistries = {host()};
+    return o;
+  }
+
+  TempDir tmp_;
+  int port_ = 0;
+  pid_t pid_ = -1;
+};
+
+TEST_F(DockerRegistryTest, PushThenPullTwoLayersWithWhiteout) {
+  // A busybox-style root, and a layer above that deletes and adds files.
+  std::string lower = tmp_ / "lower", upper = tmp_ / "upper";
+  std::string busybox = exists("/bin/busybox") ? readText("/bin/busybox") : "#!/bin/sh\n";
+  writeText(lower + "/bin/busybox", busybox);
+  chmod((lower + "/bin/busybox").c_str(), 0755);
+  for (const char* tool : {"sh", "ls", "cat"}) symlink("busybox", (lower + "/bin/" + tool).c_str());
+  writeText(lower + "/etc/remove-me", "lower");
+  writeText(lower + "/etc/keep", "kept");
+  writeText(lower + "/opt/gone/deep/file", "x");
+  link((lower + "/bin/busybox").c_str(), (lower + "/bin/busybox-hardlink").c_str());
+  writeText(upper + "/etc/.wh.remove-me", "");
+  writeText(upper + "/opt/.wh.gone", "");
+  writeText(upper + "/etc/added", "upper");
+
+  ImageConfig config;
+  config.env = {"PATH=/bin", "GREETING=hi"};
+  config.workdir = "/etc";
+  config.entrypoint = {"/bin/sh", "-c"};
+  config.cmd = {"cat /etc/added"};
+  auto ref = parseReference(host() + "/test/busybox:v1");
+  ASSERT_TRUE(ref.isOk());
+  Status pushed = push(*ref, {lower, upper}, config, options());
+  ASSERT_TRUE(pushed.isOk()) << pushed.message();
+
+  auto pulled = pull(*ref, tmp_ / "cache", options());
+  ASSERT_TRUE(pulled.isOk()) << pulled.status().message();
+  EXPECT_FALSE(pulled->cached);
+  EXPECT_EQ(pulled->layers.size(), 2u);
+  const std::string& root = pulled->rootfs;
+  EXPECT_EQ(readText(root + "/bin/busybox"), busybox);
+  EXPECT_EQ(std::filesystem::read_symlink(root + "/bin/sh"), "busybox");
+  EXPECT_TRUE(std::filesystem::equivalent(root + "/bin/busybox", root + "/bin/busybox-hardlink"));
+  EXPECT_FALSE(exists(root + "/etc/remove-me"));
+  EXPECT_FALSE(exists(root + "/etc/.wh.remove-me"));
+  EXPECT_FALSE(exists(root + "/opt/gone"));
+  EXPECT_EQ(readText(root + "/etc/keep"), "kept");
+  EXPECT_EQ(readText(root + "/etc/added"), "upper");
+  EXPECT_EQ(pulled->config.env, config.env);
+  EXPECT_EQ(pulled->config.workdir, config.workdir);
+  EXPECT_EQ(pulled->config.entrypoint, config.entrypoint);
+  EXPECT_EQ(pulled->config.cmd, config.cmd);
+
+  // Layers are deterministic: pushing the same content again changes nothing.
+  ASSERT_TRUE(push(*ref, {lower, upper}, config, options()).isOk());
+  auto again = pull(*ref, tmp_ / "cache", options());
+  ASSERT_TRUE(again.isOk()) << again.status().message();
+  EXPECT_EQ(again->manifestDigest, pulled->manifestDigest);
+  EXPECT_TRUE(again->cached);
+
+  auto missing = pull(*parseReference(host() + "/test/busybox:nope"), tmp_ / "cache", options());
+  ASSERT_FALSE(missing.isOk());
+  EXPECT_EQ(missing.status().code(), Code::kNotFound);
+  auto noRepo = pull(*parseReference(host() + "/test/nothing:v1"), tmp_ / "cache", options());
+  ASSERT_FALSE(noRepo.isOk());
+  EXPECT_EQ(noRepo.status().code(), Code::kNotFound);
+  EXPECT_EQ(noRepo.status().message(),
+            "image not found: " + host() +
+                "/test/nothing:v1 (the registry has no such repository or tag)");
+}
+
+}  // namespace
+}  // namespace corral::image
