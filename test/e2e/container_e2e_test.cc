@@ -100,12 +100,20 @@ class ContainerE2E : public ::testing::Test {
   }
   Harness& h() { return *harness_; }
   ProcessResult run(const std::string& command) { return h().ssh(kCluster, command, 180); }
-  // What a step left on a node: containers, holders.
+  // What steps left on a node: containers, holders ("0" when nothing).
+  // A step's container is removed as its slurmstepd ends, which may be just
+  // after srun returns: give it a few seconds.
   std::string residue(const std::string& node) {
-    return trim(h().podExec(kCluster, node,
-                            "ls /var/tmp/enroot-data-user-0 2>/dev/null; "
-                            "ps -eo args | grep -c '^/.corral-bin/enroot start' ")
-                    .out);
+    std::string left;
+    for (int i = 0; i < 50; ++i) {
+      left = trim(h().podExec(kCluster, node,
+                              "ls /var/tmp/enroot-data-user-0 2>/dev/null; "
+                              "ps -eo args | grep -c '^/.corral-bin/enroot start' ")
+                      .out);
+      if (left == "0") break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return left;
   }
   static Harness* harness_;
   static std::string subnet_, registry_, skip_;
@@ -134,7 +142,7 @@ TEST_F(ContainerE2E, SrunRunsInTheImageOnTwoNodesAndSeesOnlyItsMounts) {
   // An unnamed container goes with its step; so does the holder.
   EXPECT_EQ(residue("slinky-0"), "0");
   // One import served both nodes: the cache is shared.
-  auto cache = run("ls /shared/enroot-cache/user-0/rootfs | grep -vc json");
+  auto cache = run("find /shared/enroot-cache/user-0/rootfs -mindepth 1 -maxdepth 1 -type d | wc -l");
   EXPECT_EQ(trim(cache.out), "1") << cache.out << cache.err;
 }
 
@@ -158,13 +166,7 @@ TEST_F(ContainerE2E, NamedContainerKeepsFilesBetweenStepsOfAJob) {
   ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
   EXPECT_EQ(trim(r.out), "step1");
   // The job's named containers go with the job.
-  std::string left;
-  for (int i = 0; i < 50; ++i) {
-    left = residue("slinky-1");
-    if (left == "0") break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  EXPECT_EQ(left, "0");
+  EXPECT_EQ(residue("slinky-1"), "0");
 }
 
 TEST_F(ContainerE2E, TwoJobsUseTwoImagesAtOnce) {

@@ -536,7 +536,9 @@ int podStartCommand(const std::string& specPath) {
   for (const auto& dir : spec.pod.ephemeralDirs) {
     std::string src = ephemeralSource(spec.podDir, dir);
     fs::create_directories(src, ec);
-    chmod(src.c_str(), dir == "/tmp" ? 01777 : (dir == "/root" ? 0700 : 0755));
+    // /tmp and /var/tmp are everyone's, sticky, as on any Linux machine.
+    bool sticky = dir == "/tmp" || dir == "/var/tmp";
+    chmod(src.c_str(), sticky ? 01777 : (dir == "/root" ? 0700 : 0755));
   }
 
   int report[2];

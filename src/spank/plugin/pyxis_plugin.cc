@@ -22,9 +22,9 @@
 
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -45,7 +45,6 @@ extern "C" const unsigned int spank_plugin_version = 0;
 namespace {
 
 using namespace corral;
-namespace fs = std::filesystem;
 
 constexpr uint32_t kBatchStep = 0xfffffffb;  // SLURM_BATCH_SCRIPT
 constexpr int kHoldFd = 3;
@@ -57,6 +56,10 @@ struct State {
   bool argsOk = true;
   // Remote: the step's container.
   bool active = false;
+  // Why the step's container could not be made. Reported by user_init, and
+  // made the tasks' failure in task_init: srun 22.05 exits 0 when a step
+  // fails in user_init, so the tasks exit 1 instead of running uncontained.
+  std::string setupError;
   std::string name;
   pid_t holder = 0;
   bool ownHolder = false;
@@ -179,16 +182,67 @@ int runAsUser(std::vector<std::string> argv, std::string& output) {
     if (n > 0) output.append(buf, n);
   close(p[0]);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  pid_t w;
+  while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
   }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (w < 0) {
+    output += std::string("waiting for ") + argv[0] + ": " + strerror(errno);
+    return -1;
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  output += argv[0] + " was killed by signal " + std::to_string(WTERMSIG(status));
+  return 128 + WTERMSIG(status);
 }
 
-std::string lastLines(std::string text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  for (const char* prefix : {"enroot: error: ", "enroot: "})
-    if (text.rfind(prefix, 0) == 0) text = text.substr(strlen(prefix));
-  return text;
+// Runs `argv` as the job's user outside slurmstepd's process tree (a setsid
+// grandchild re-parented to the pod's init), so that proctrack/linuxproc's
+// sweep at the step's end does not kill it; waits for it to finish and
+// returns what it wrote. For the step's end: removing or saving a container.
+std::string runDetachedAsUser(std::vector<std::string> argv) {
+  int p[2];
+  if (pipe2(p, O_CLOEXEC) != 0) return std::string("pipe: ") + strerror(errno);
+  pid_t pid = fork();
+  if (pid < 0) return std::string("fork: ") + strerror(errno);
+  if (pid == 0) {
+    resetChild();
+    setsid();
+    if (fork() != 0) _exit(0);
+    dup2(p[1], 1);
+    dup2(p[1], 2);
+    int devnull = open("/dev/null", O_RDONLY);
+    if (devnull >= 0) dup2(devnull, 0);
+    becomeUser();
+    auto args = cstrings(argv);
+    auto envs = g.jobEnv;
+    auto envp = cstrings(envs);
+    execve(argv[0].c_str(), args.data(), envp.data());
+    dprintf(2, "cannot run %s: %s\n", argv[0].c_str(), strerror(errno));
+    _exit(127);
+  }
+  close(p[1]);
+  while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  std::string output;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(p[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+    if (n > 0) output.append(buf, n);
+  close(p[0]);
+  return output;
+}
+
+// What to tell the user from the runtime's output: its error lines (not
+// its progress), else its last line.
+std::string lastLines(const std::string& text) {
+  std::istringstream in(text);
+  std::string errors, last;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    last = line;
+    for (const char* prefix : {"enroot: error: ", "error: "})
+      if (line.rfind(prefix, 0) == 0) errors += (errors.empty() ? "" : "; ") + line.substr(strlen(prefix));
+  }
+  return errors.empty() ? last : errors;
 }
 
 // Starts the holder; its pid once it reports "ready".
@@ -250,7 +304,9 @@ pid_t runningHolder(const std::string& name) {
   return c.find("--hold-fd") != std::string::npos ? pid : 0;
 }
 
-Status identify(spank_t sp) {
+// The job's user; with `settings`, also their runtime settings (which makes
+// their data and cache directories: only ever as the user, never as root).
+Status identify(spank_t sp, bool settings = true) {
   uid_t uid;
   gid_t gid;
   if (spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
@@ -269,9 +325,10 @@ Status identify(spank_t sp) {
     g.who.user = pw.pw_name;
     g.who.home = pw.pw_dir;
   }
-  auto settings = container::loadSettings(g.who, toMap(g.jobEnv));
-  if (!settings.isOk()) return settings.status();
-  g.settings = *settings;
+  if (!settings) return Status::ok();
+  auto loaded = container::loadSettings(g.who, toMap(g.jobEnv));
+  if (!loaded.isOk()) return loaded.status();
+  g.settings = *loaded;
   return Status::ok();
 }
 
@@ -394,12 +451,17 @@ int slurm_spank_user_init(spank_t sp, int, char**) {
   uint32_t step = 0;
   spank_get_item(sp, S_JOB_STEPID, &step);
   if (step == kBatchStep && !g.args.sbatchSupport) return 0;
-  if (Status id = identify(sp); !id.isOk()) return fail(id.message());
-  if (Status p = prepareStep(sp); !p.isOk()) return fail(p.message());
+  Status s2 = identify(sp);
+  if (s2.isOk()) s2 = prepareStep(sp);
+  if (!s2.isOk()) {
+    g.setupError = s2.message();
+    fail(g.setupError);
+  }
   return 0;
 }
 
 int slurm_spank_task_init(spank_t sp, int, char**) {
+  if (!g.setupError.empty()) return -1;
   if (!g.active) return 0;
   std::string base = "/proc/" + std::to_string(g.holder) + "/ns/";
   int userns = open((base + "user").c_str(), O_RDONLY | O_CLOEXEC);
@@ -434,31 +496,39 @@ int slurm_spank_exit(spank_t sp, int, char**) {
     }
     if (!g.options.name.empty()) unlink(pidFile(g.name).c_str());
   }
-  std::string out;
   if (!g.options.save.empty()) {
-    if (runAsUser(spank::exportCommand(g.args, g.name, g.options.save), out) != 0)
+    std::string out = runDetachedAsUser(spank::exportCommand(g.args, g.name, g.options.save));
+    if (out.find("error") != std::string::npos)
       slurm_error("pyxis: saving the container to %s: %s", g.options.save.c_str(),
                   lastLines(out).c_str());
   }
   if (g.options.name.empty()) {
-    out.clear();
-    if (runAsUser({g.args.runtimePath, "remove", "--force", g.name}, out) != 0)
+    std::string out = runDetachedAsUser({g.args.runtimePath, "remove", "--force", g.name});
+    if (!out.empty())
       slurm_error("pyxis: removing container %s: %s", g.name.c_str(), lastLines(out).c_str());
   }
   return 0;
 }
 
-// The job's named containers go with the job.
-int slurm_spank_job_epilog(spank_t sp, int, char**) {
+// The job's named containers go with the job (and any unnamed one a killed
+// step left).
+int slurm_spank_job_epilog(spank_t sp, int ac, char** av) {
   uint32_t job = 0;
   if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS) return 0;
+  // slurm_spank_init is not called in the epilog's context.
+  auto a = spank::parsePluginArgs(std::vector<std::string>(av, av + ac));
+  if (!a.isOk()) return fail(a.status().message());
+  g.args = *a;
   g.jobEnv = {"PATH=/usr/bin:/bin"};
-  if (!identify(sp).isOk()) return 0;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(g.settings.dataPath, ec)) {
-    std::string n = e.path().filename();
+  if (!identify(sp, /*settings=*/false).isOk()) return 0;
+  g.jobEnv.push_back("HOME=" + g.who.home);
+  g.jobEnv.push_back("USER=" + g.who.user);
+  // The epilog runs as root: list and remove as the user, with their settings.
+  std::string names;
+  if (runAsUser({g.args.runtimePath, "list"}, names) != 0) return 0;
+  std::istringstream in(names);
+  for (std::string n; std::getline(in, n);) {
     if (!spank::isJobContainer(n, job)) continue;
-    // The epilog runs as root: drop to the user to remove their files.
     std::string out;
     if (runAsUser({g.args.runtimePath, "remove", "--force", n}, out) != 0)
       slurm_error("pyxis: removing container %s: %s", n.c_str(), lastLines(out).c_str());
