@@ -42,11 +42,17 @@ cp /bin/busybox "$img/busybox/bin/"
 for t in sh true cat; do ln -sf busybox "$img/busybox/bin/$t"; done
 echo 'NAME="bench"' > "$img/busybox/etc/os-release"
 "$bin/corral-imagectl" push --http "$registry/bench/busybox:1" "$img/busybox" >/dev/null
-layers=()
-for d in /usr/lib/x86_64-linux-gnu /usr/share /usr/bin /usr/libexec; do
-  l=$img/big$(echo "$d" | tr / _)
-  mkdir -p "$l$d"
-  cp -a "$d/." "$l$d/" 2>/dev/null || true
+# busybox, then four layers of about 80 MB each, from the host's shared
+# libraries and data (mixed, partly compressible content, like a real image's).
+layers=("$img/busybox")
+find /usr/lib/x86_64-linux-gnu /usr/share -type f -size +64k -printf '%s %p\n' 2>/dev/null |
+  sort -k2 | awk -v dir="$img/big" '{ n = int(total / (80 * 1048576)); total += $1;
+    if (n <= 3) print dir n "\t" $2 }' > "$img/files"
+for n in 0 1 2 3; do
+  l=$img/big$n
+  mkdir -p "$l"
+  grep -P "^${l}\t" "$img/files" | cut -f2 | while read -r f; do
+    mkdir -p "$l$(dirname "$f")"; cp "$f" "$l$f"; done
   layers+=("$l")
 done
 big_mb=$(du -scm "${layers[@]}" | tail -1 | cut -f1)
@@ -54,7 +60,8 @@ t0=$(now)
 "$bin/corral-imagectl" push --http "$registry/bench/big:1" "${layers[@]}" >/dev/null
 push_s=$(echo "$(now) - $t0" | bc)
 
-# Per-step overhead. One warm-up of each, then ROUNDS timed runs.
+# Per-step overhead, as a user types it on the login node (each srun its
+# own job). One warm-up of each, then ROUNDS timed runs of each.
 on_login() { inpod login "$*"; }
 on_login "srun -w slinky-0 true; srun -w slinky-0 --container-image=registry:5000/bench/busybox:1 true"
 t0=$(now)

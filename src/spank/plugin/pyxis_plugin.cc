@@ -154,6 +154,33 @@ void resetChild() {
   for (int s = 1; s < NSIG; ++s) signal(s, SIG_DFL);
 }
 
+// In a forked child: runs `argv` as the job's user with stdout and stderr
+// on `out`, stdin on /dev/null.
+[[noreturn]] void execAsUser(std::vector<std::string>& argv, int out) {
+  dup2(out, 1);
+  dup2(out, 2);
+  int devnull = open("/dev/null", O_RDONLY);
+  if (devnull >= 0) dup2(devnull, 0);
+  becomeUser();
+  auto args = cstrings(argv);
+  auto envs = g.jobEnv;
+  auto envp = cstrings(envs);
+  execve(argv[0].c_str(), args.data(), envp.data());
+  dprintf(2, "cannot run %s: %s\n", argv[0].c_str(), strerror(errno));
+  _exit(127);
+}
+
+// Everything until end of file; closes `fd`.
+std::string readAll(int fd) {
+  std::string text;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+    if (n > 0) text.append(buf, n);
+  close(fd);
+  return text;
+}
+
 // Runs `argv` as the job's user and returns its exit status; its stdout and
 // stderr together in `output`.
 int runAsUser(std::vector<std::string> argv, std::string& output) {
@@ -163,24 +190,10 @@ int runAsUser(std::vector<std::string> argv, std::string& output) {
   if (pid < 0) return -1;
   if (pid == 0) {
     resetChild();
-    dup2(p[1], 1);
-    dup2(p[1], 2);
-    int devnull = open("/dev/null", O_RDONLY);
-    if (devnull >= 0) dup2(devnull, 0);
-    becomeUser();
-    auto args = cstrings(argv);
-    auto envs = g.jobEnv;
-    auto envp = cstrings(envs);
-    execve(argv[0].c_str(), args.data(), envp.data());
-    dprintf(2, "cannot run %s: %s\n", argv[0].c_str(), strerror(errno));
-    _exit(127);
+    execAsUser(argv, p[1]);
   }
   close(p[1]);
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(p[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
-    if (n > 0) output.append(buf, n);
-  close(p[0]);
+  output += readAll(p[0]);
   int status = 0;
   pid_t w;
   while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
@@ -207,27 +220,13 @@ std::string runDetachedAsUser(std::vector<std::string> argv) {
     resetChild();
     setsid();
     if (fork() != 0) _exit(0);
-    dup2(p[1], 1);
-    dup2(p[1], 2);
-    int devnull = open("/dev/null", O_RDONLY);
-    if (devnull >= 0) dup2(devnull, 0);
-    becomeUser();
-    auto args = cstrings(argv);
-    auto envs = g.jobEnv;
-    auto envp = cstrings(envs);
-    execve(argv[0].c_str(), args.data(), envp.data());
-    dprintf(2, "cannot run %s: %s\n", argv[0].c_str(), strerror(errno));
-    _exit(127);
+    execAsUser(argv, p[1]);
   }
   close(p[1]);
   while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
   }
   std::string output;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(p[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
-    if (n > 0) output.append(buf, n);
-  close(p[0]);
+  output += readAll(p[0]);
   return output;
 }
 
