@@ -49,6 +49,7 @@ struct Volume {
   std::string hostPath;  // Absolute: --source, or <data dir>/volumes/<name>.
   bool managed = true;   // corral made hostPath (and removes it with the volume).
   int64_t createdAt = 0;
+  std::string project;   // Who may see and attach it (see `Account`).
   bool operator==(const Volume&) const = default;
 };
 
@@ -144,6 +145,8 @@ struct NodeRecord {
 struct ClusterRecord {
   int64_t id = 0;  // Assigned by the store; never reused.
   ClusterSpec spec;
+  // The project the cluster belongs to: only its members (and admins) see it.
+  std::string project;
   int64_t revision = 0;         // The newest desired revision of `spec`.
   int64_t appliedRevision = 0;  // The newest revision fully applied; 0 = none.
   ClusterStatus status = ClusterStatus::kCreating;
@@ -202,6 +205,30 @@ struct Event {
   std::string type;  // "Normal" or "Warning", as Kubernetes events.
   std::string reason;
   std::string message;
+};
+
+// Who may use the API (docs/api.md "Who may do what"). An account sees and
+// changes the clusters and volumes of its projects; an admin sees all.
+inline constexpr const char* kDefaultProject = "default";
+inline constexpr int kMaxProjectsPerAccount = 64;
+
+struct Account {
+  std::string name;
+  bool admin = false;
+  std::vector<std::string> projects;
+  int64_t createdAt = 0;  // Unix seconds.
+  bool operator==(const Account&) const = default;
+};
+
+// An API token. Only its SHA-256 (`hash`, lowercase hex) is stored; the token
+// itself is shown once, when it is made.
+struct ApiToken {
+  int64_t id = 0;  // Assigned by the store; never reused.
+  std::string user;
+  std::string hash;
+  std::string description;
+  int64_t createdAt = 0;  // Unix seconds.
+  bool operator==(const ApiToken&) const = default;
 };
 
 }  // namespace corral

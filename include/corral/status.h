@@ -52,6 +52,7 @@ inline Status conflict(std::string m) { return {Code::kConflict, std::move(m)}; 
 inline Status failedPrecondition(std::string m) {
   return {Code::kFailedPrecondition, std::move(m)};
 }
+inline Status unauthenticated(std::string m) { return {Code::kUnauthenticated, std::move(m)}; }
 inline Status unavailable(std::string m) { return {Code::kUnavailable, std::move(m)}; }
 inline Status internalError(std::string m) { return {Code::kInternal, std::move(m)}; }
 

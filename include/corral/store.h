@@ -65,6 +65,21 @@ class Store {
   virtual StatusOr<Volume> getVolume(const std::string& name) = 0;
   virtual StatusOr<std::vector<Volume>> listVolumes() = 0;  // By name.
   virtual Status deleteVolume(const std::string& name) = 0;
+
+  // Accounts, by unique name (createAccount: Conflict if taken). Deleting an
+  // account deletes its tokens. NotFound for names that do not exist.
+  virtual StatusOr<Account> createAccount(const Account& account) = 0;
+  virtual StatusOr<Account> getAccount(const std::string& name) = 0;
+  virtual StatusOr<std::vector<Account>> listAccounts() = 0;  // By name.
+  virtual Status deleteAccount(const std::string& name) = 0;
+
+  // Tokens. createToken assigns `id` (never reused) and is NotFound if the
+  // account does not exist, Conflict if the hash is taken. findToken looks a
+  // token up by its hash: NotFound if none.
+  virtual StatusOr<ApiToken> createToken(const ApiToken& token) = 0;
+  virtual StatusOr<ApiToken> findToken(const std::string& hash) = 0;
+  virtual StatusOr<std::vector<ApiToken>> listTokens() = 0;  // By id.
+  virtual Status deleteToken(int64_t id) = 0;
 };
 
 // Opens (creating if needed) the SQLite database at `path`. Thread-safe: the

@@ -179,6 +179,8 @@ void ApiServer::changeRoutes() {
         return sendError(res, invalidArgument(std::string("field \"") + f + "\" is out of range"));
       (std::string(f) == "gpuNodes" ? next.gpuNodes : next.cpuNodes) = static_cast<int>(v);
     }
+    if (body->contains("force") && !(*body)["force"].is_boolean())
+      return sendError(res, invalidArgument("field \"force\" must be true or false"));
     bool force = body->value("force", false);
     auto emptied = partitionsEmptiedBy(current->spec, next);
     std::vector<std::string> removed;
@@ -524,8 +526,8 @@ void ApiServer::changeRoutes() {
     if (Status s = checkAction(Action::kClone, name, r->status); !s.isOk()) return sendError(res, s);
     ClusterSpec spec = r->spec;
     spec.name = to->get<std::string>();
-    auto created = createCluster(spec, "clone of \"" + name + "\" (revision " +
-                                           std::to_string(r->revision) + ")");
+    auto created = createCluster(spec, r->project, "clone of \"" + name + "\" (revision " +
+                                                       std::to_string(r->revision) + ")");
     if (!created.isOk()) return sendError(res, created.status());
     sendJson(res, 201, clusterView(*created, {}));
   });

@@ -9,7 +9,10 @@ using nlohmann::json;
 
 void sendJson(httplib::Response& res, int status, const json& body) {
   res.status = status;
-  res.set_content(body.dump(2) + "\n", "application/json");
+  // Replace, not throw on, invalid UTF-8 (a name in a request's path is
+  // quoted back in error messages).
+  res.set_content(body.dump(2, ' ', false, json::error_handler_t::replace) + "\n",
+                  "application/json");
 }
 
 void sendError(httplib::Response& res, const Status& s) {
@@ -51,6 +54,7 @@ json clusterView(const ClusterRecord& r, const std::map<std::string, NodeObserva
                                      : json{{"allowed", false}, {"reason", s.message()}};
   }
   return {{"name", r.spec.name},
+          {"project", r.project},
           {"status", statusName(r.status)},
           {"phase", r.phase},
           {"reason", r.reason},

@@ -74,6 +74,9 @@ void ApiServer::nodeRoutes() {
     std::vector<std::string> out;
     for (const auto& c : all)
       for (const auto& a : c.spec.volumes)
+        // A volume is attached only within its project, so its users are
+        // the caller's to see; the check keeps that true for old data.
+        if (caller().sees(c.project))
         if (a.volume == volume) out.push_back(c.spec.name + ":" + a.path);
     return out;
   };
@@ -83,6 +86,7 @@ void ApiServer::nodeRoutes() {
     if (!all.isOk()) return sendError(res, all.status());
     json list = json::array();
     for (const auto& v : *all) {
+      if (!caller().sees(v.project)) continue;
       json j = volumeToJson(v);
       auto users = usersOf(v.name);
       j["attachedTo"] = users.isOk() ? json(*users) : json::array();
@@ -95,18 +99,29 @@ void ApiServer::nodeRoutes() {
     auto body = jsonBody(req);
     if (!body.isOk()) return sendError(res, body.status());
     for (auto it = body->begin(); it != body->end(); ++it)
-      if (it.key() != "name" && it.key() != "type" && it.key() != "source")
+      if (it.key() != "name" && it.key() != "type" && it.key() != "source" && it.key() != "project")
         return sendError(res, invalidArgument("unknown field \"" + it.key() + "\""));
+    for (const char* key : {"name", "type", "source", "project"})
+      if (body->contains(key) && !(*body)[key].is_string())
+        return sendError(res, invalidArgument(std::string("field \"") + key + "\" must be a string"));
     Volume v;
     v.name = body->value("name", "");
     v.type = body->value("type", "pfs");
     std::string source = body->value("source", "");
+    auto project = projectFor(body->value("project", ""));
+    if (!project.isOk()) return sendError(res, project.status());
+    v.project = *project;
     if (Status s = validateClusterName(v.name); !s.isOk())
       return sendError(res, invalidArgument("invalid volume name " + quoteForMessage(v.name) +
                                             ": use lowercase letters, digits and '-'"));
     if (!validVolumeType(v.type))
       return sendError(res, invalidArgument("--type must be pfs, sfs, weka or dataset, not " +
                                             quoteForMessage(v.type)));
+    if (auto taken = store_.getVolume(v.name); taken.isOk())
+      return sendError(res, caller().sees(taken->project)
+                                ? conflict("a volume named \"" + v.name + "\" already exists")
+                                : conflict("the volume name \"" + v.name +
+                                           "\" is not available; choose another"));
     if (source.empty()) {
       if (options_.dataDir.empty())
         return sendError(res, failedPrecondition("this corrald keeps no volumes of its own; give --source"));
@@ -129,6 +144,8 @@ void ApiServer::nodeRoutes() {
         return sendError(res, internalError("cannot create " + v.hostPath));
     }
     auto created = store_.createVolume(v);
+    if (!created.isOk() && created.status().code() == Code::kConflict)
+      created = conflict("the volume name \"" + v.name + "\" is not available; choose another");
     if (!created.isOk()) {
       if (v.managed) {
         std::error_code ec;
@@ -141,7 +158,7 @@ void ApiServer::nodeRoutes() {
 
   http_->Get(R"(/api/v1/volumes/([^/]+))", [this, usersOf](const httplib::Request& req,
                                                             httplib::Response& res) {
-    auto v = store_.getVolume(req.matches[1]);
+    auto v = findVolume(req.matches[1]);
     if (!v.isOk()) return sendError(res, v.status());
     json j = volumeToJson(*v);
     auto users = usersOf(v->name);
@@ -151,7 +168,7 @@ void ApiServer::nodeRoutes() {
 
   http_->Delete(R"(/api/v1/volumes/([^/]+))", [this, usersOf](const httplib::Request& req,
                                                                httplib::Response& res) {
-    auto v = store_.getVolume(req.matches[1]);
+    auto v = findVolume(req.matches[1]);
     if (!v.isOk()) return sendError(res, v.status());
     auto users = usersOf(v->name);
     if (!users.isOk()) return sendError(res, users.status());
@@ -180,8 +197,15 @@ void ApiServer::nodeRoutes() {
     if (!body->contains("volume") || !(*body)["volume"].is_string() || !body->contains("path") ||
         !(*body)["path"].is_string())
       return sendError(res, invalidArgument("give the volume's name and the --path to mount it at"));
-    auto v = store_.getVolume((*body)["volume"].get<std::string>());
+    auto v = findVolume((*body)["volume"].get<std::string>());
     if (!v.isOk()) return sendError(res, v.status());
+    auto cluster = findCluster(name);
+    if (!cluster.isOk()) return sendError(res, cluster.status());
+    if (cluster->project != v->project)
+      return sendError(res, failedPrecondition("volume \"" + v->name + "\" belongs to project \"" +
+                                               v->project + "\" and cluster \"" + name +
+                                               "\" to \"" + cluster->project +
+                                               "\"; a volume is attached within its project"));
     std::string path = (*body)["path"];
     auto after = change(name, Action::kVolumes,
                         "attach volume " + v->name + " at " + path, false, false,

@@ -8,6 +8,7 @@
 #include "common/actions.h"
 #include "common/log.h"
 #include "common/spec_json.h"
+#include "common/text.h"
 #include "common/validation.h"
 #include "slurm/settings.h"
 
@@ -20,17 +21,56 @@ ApiServer::ApiServer(Store& store, Reconciler& reconciler, Clock& clock, ApiOpti
       clock_(clock),
       options_(std::move(options)),
       http_(new httplib::Server) {
+  SlurmFetch fetch = [this](const std::string& cluster, const std::vector<std::string>& argv) {
+    return reconciler_.slurmCommand(cluster, argv, std::chrono::seconds(30));
+  };
+  jobs_ = std::make_unique<JobCache>(fetch, clock_, JobCache::Options{options_.jobsFresh});
+  MetricsRecorder::Source source;
+  source.clusters = [this] {
+    std::vector<std::string> out;
+    if (auto all = store_.listClusters(); all.isOk())
+      for (const auto& r : *all)
+        if (r.status == ClusterStatus::kRunning) out.push_back(r.spec.name);
+    return out;
+  };
+  source.nodeStates = [this](const std::string& cluster) {
+    std::map<std::string, std::string> out;
+    for (const auto& [node, obs] : reconciler_.observedNodes(cluster)) out[node] = obs.state;
+    return out;
+  };
+  source.fetch = fetch;
+  metrics_ = std::make_unique<MetricsRecorder>(source, clock_, options_.metricsPeriod);
   routes();
   changeRoutes();
   nodeRoutes();
+  consoleRoutes();
+  jobRoutes();
 }
 
-StatusOr<ClusterRecord> ApiServer::createCluster(ClusterSpec spec, const std::string& why) {
+namespace {
+// See `ApiServer::caller`. httplib runs a request's pre-routing handler and
+// its route on the same worker thread, one request at a time.
+thread_local Caller tCaller;
+}  // namespace
+
+const Caller& ApiServer::caller() { return tCaller; }
+
+StatusOr<std::string> ApiServer::projectFor(const std::string& requested) {
+  if (requested.empty()) return caller().defaultProject();
+  RETURN_IF_ERROR(validateProjectName(requested));
+  if (!caller().sees(requested))
+    return notFound("no project named " + quoteForMessage(requested) + " that you belong to");
+  return requested;
+}
+
+StatusOr<ClusterRecord> ApiServer::createCluster(ClusterSpec spec, const std::string& project,
+                                                 const std::string& why) {
   spec.loginGeneration = 0;
   RETURN_IF_ERROR(validateClusterSpec(spec));
   RETURN_IF_ERROR(normalizeSlurmSettings(spec, options_.platformPartitions));
   ClusterRecord r;
   r.spec = spec;
+  r.project = project;
   r.status = ClusterStatus::kCreating;
   r.phase = "queued";
   r.revision = 1;
@@ -40,9 +80,15 @@ StatusOr<ClusterRecord> ApiServer::createCluster(ClusterSpec spec, const std::st
   r.createdAt = r.updatedAt = clock_.unixMillis() / 1000;
   auto created = store_.createCluster(r);
   if (!created.isOk()) {
-    if (created.status().code() == Code::kConflict)
-      return conflict("a cluster named \"" + r.spec.name +
-                      "\" already exists; choose another name or delete it first");
+    if (created.status().code() == Code::kConflict) {
+      // Names are unique across corrald; whose cluster holds one is not
+      // the caller's business unless it is theirs to see.
+      auto holder = store_.getCluster(r.spec.name);
+      if (holder.isOk() && caller().sees(holder->project))
+        return conflict("a cluster named \"" + r.spec.name +
+                        "\" already exists; choose another name or delete it first");
+      return conflict("the cluster name \"" + r.spec.name + "\" is not available; choose another");
+    }
     return created.status();
   }
   (void)store_.appendEvent({0, r.spec.name, clock_.unixMillis(), "Normal", "CreateRequested",
@@ -58,9 +104,17 @@ StatusOr<ClusterRecord> ApiServer::createCluster(ClusterSpec spec, const std::st
 StatusOr<ClusterRecord> ApiServer::findCluster(const std::string& name) {
   if (!validateClusterName(name).isOk()) return notFound("no cluster named \"" + name + "\"");
   auto r = store_.getCluster(name);
-  if (!r.isOk() && r.status().code() == Code::kNotFound)
+  if ((!r.isOk() && r.status().code() == Code::kNotFound) || (r.isOk() && !caller().sees(r->project)))
     return notFound("no cluster named \"" + name + "\"");
   return r;
+}
+
+StatusOr<Volume> ApiServer::findVolume(const std::string& name) {
+  if (!validateClusterName(name).isOk()) return notFound("no volume named \"" + name + "\"");
+  auto v = store_.getVolume(name);
+  if ((!v.isOk() && v.status().code() == Code::kNotFound) || (v.isOk() && !caller().sees(v->project)))
+    return notFound("no volume named \"" + name + "\"");
+  return v;
 }
 
 ApiServer::~ApiServer() { stop(); }
@@ -78,14 +132,33 @@ Status ApiServer::bind(const std::string& host, int port) {
   return Status::ok();
 }
 
-void ApiServer::serve() { http_->listen_after_bind(); }
+void ApiServer::serve() {
+  metrics_->start();
+  http_->listen_after_bind();
+}
 
 void ApiServer::stop() {
   if (http_) http_->stop();
+  if (metrics_) metrics_->stop();
 }
 
 void ApiServer::routes() {
   http_->set_payload_max_length(kMaxRequestBody);
+  // Every /api/ request is authenticated before its route runs; the console's
+  // files and /healthz hold no data and need no token.
+  http_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    tCaller = Caller{};
+    if (req.path.rfind("/api/", 0) != 0) return httplib::Server::HandlerResponse::Unhandled;
+    auto who = authenticate(store_, req.get_header_value("Authorization"));
+    if (!who.isOk()) {
+      if (who.status().code() == Code::kUnauthenticated)
+        res.set_header("WWW-Authenticate", "Bearer realm=\"corral\"");
+      sendError(res, who.status());
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    tCaller = std::move(*who);
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
   http_->set_exception_handler([](const httplib::Request&, httplib::Response& res,
                                   std::exception_ptr) {
     sendError(res, internalError("the server hit an unexpected error; see corrald's log"));
@@ -117,16 +190,27 @@ void ApiServer::routes() {
     auto all = store_.listClusters();
     if (!all.isOk()) return sendError(res, all.status());
     json list = json::array();
-    for (const auto& r : *all) list.push_back(clusterView(r, reconciler_.observedNodes(r.spec.name)));
+    for (const auto& r : *all)
+      if (caller().sees(r.project))
+        list.push_back(clusterView(r, reconciler_.observedNodes(r.spec.name)));
     sendJson(res, 200, {{"clusters", list}});
   });
 
   http_->Post("/api/v1/clusters", [this](const httplib::Request& req, httplib::Response& res) {
     auto body = jsonBody(req);
     if (!body.isOk()) return sendError(res, body.status());
+    std::string requested;
+    if (auto p = body->find("project"); p != body->end()) {
+      if (!p->is_string())
+        return sendError(res, invalidArgument("field \"project\" must be a string"));
+      requested = p->get<std::string>();
+      body->erase("project");
+    }
     auto spec = specFromJson(*body, /*strict=*/true);
     if (!spec.isOk()) return sendError(res, spec.status());
-    auto created = createCluster(*spec, "create requested");
+    auto project = projectFor(requested);
+    if (!project.isOk()) return sendError(res, project.status());
+    auto created = createCluster(*spec, *project, "create requested");
     if (!created.isOk()) return sendError(res, created.status());
     sendJson(res, 201, clusterView(*created, {}));
   });

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "api/auth.h"
+#include "api/slurm_reader.h"
 #include "common/actions.h"
 #include "corral/clock.h"
 #include "corral/store.h"
@@ -26,6 +28,14 @@ struct ApiOptions {
   std::vector<std::string> platformPartitions;
   // corrald's --data-dir: volumes without a --source live in <dataDir>/volumes.
   std::string dataDir;
+  // Serve the console from this directory instead of the copy compiled into
+  // corrald (for working on the console without rebuilding).
+  std::string consoleDir;
+  // How long a read of a cluster's queue or history is served as is.
+  std::chrono::milliseconds jobsFresh{2000};
+  // How often node states and queue length are sampled for the charts
+  // (0: never).
+  std::chrono::milliseconds metricsPeriod{10000};
 };
 
 class ApiServer {
@@ -48,8 +58,24 @@ class ApiServer {
   void changeRoutes();
   // src/api/node_routes.cc: volumes, nodes, login users.
   void nodeRoutes();
+  // src/api/console_routes.cc: the console's files, the OpenAPI document, whoami.
+  void consoleRoutes();
+  // src/api/job_routes.cc: jobs and metrics, read from Slurm.
+  void jobRoutes();
+  // The account the current request acts for. Set by the pre-routing
+  // handler for every /api/ request on the thread that then runs its route.
+  static const Caller& caller();
+  // A cluster the caller may see; NotFound, as for a name that does not
+  // exist, otherwise.
   StatusOr<ClusterRecord> findCluster(const std::string& name);
-  StatusOr<ClusterRecord> createCluster(ClusterSpec spec, const std::string& why);
+  // A volume the caller may see; NotFound otherwise.
+  StatusOr<Volume> findVolume(const std::string& name);
+  // The project a new cluster or volume goes to: `requested` if the caller
+  // belongs to it, else the caller's default (NotFound for a project the
+  // caller does not belong to).
+  StatusOr<std::string> projectFor(const std::string& requested);
+  StatusOr<ClusterRecord> createCluster(ClusterSpec spec, const std::string& project,
+                                        const std::string& why);
   // Makes the next revision of a cluster: checks that its status allows
   // `action`, applies `edit` to a copy of the spec, validates and normalises
   // the result and stores it (retrying on a concurrent write). A change that
@@ -66,6 +92,8 @@ class ApiServer {
   Reconciler& reconciler_;
   Clock& clock_;
   ApiOptions options_;
+  std::unique_ptr<JobCache> jobs_;
+  std::unique_ptr<MetricsRecorder> metrics_;
   std::unique_ptr<httplib::Server> http_;
   int port_ = 0;
 };

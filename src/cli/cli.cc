@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <fstream>
+#include <sstream>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -44,6 +46,28 @@ Status execProcess(const std::vector<std::string>& argv) {
   return internalError("cannot run " + argv[0] + ": " + std::strerror(e));
 }
 
+// The token in the CLI's config file ($CORRAL_CONFIG, else
+// ~/.config/corral/config.json: {"token": "corral_…"}); "" when there is no
+// file. A file that exists but cannot be used is an error, not silence.
+StatusOr<std::string> tokenFromConfig(const CliContext& ctx) {
+  const char* env = std::getenv("CORRAL_CONFIG");
+  std::string path = env != nullptr && env[0] != '\0' ? env
+                     : ctx.home.empty()             ? ""
+                                                    : ctx.home + "/.config/corral/config.json";
+  if (path.empty()) return std::string();
+  std::ifstream in(path);
+  if (!in) return std::string();
+  std::stringstream text;
+  text << in.rdbuf();
+  Json j = Json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object())
+    return invalidArgument(path + " is not a JSON object; write {\"token\": \"corral_…\"}");
+  auto t = j.find("token");
+  if (t == j.end()) return std::string();
+  if (!t->is_string()) return invalidArgument(path + ": \"token\" must be a string");
+  return t->get<std::string>();
+}
+
 int runCliOrThrow(const std::vector<std::string>& args, CliContext& ctx) {
   CLI::App app{"corral: real Slurm clusters on this machine, managed through corrald", "corral"};
   // Lets global flags such as --server follow the subcommand too.
@@ -61,6 +85,12 @@ int runCliOrThrow(const std::vector<std::string>& args, CliContext& ctx) {
             return url.isOk() ? std::string() : url.status().message();
           },
           "", "server-url"));
+
+  std::string token;
+  app.add_option("--token", token,
+                 "API token (default: $CORRAL_TOKEN, else \"token\" in $CORRAL_CONFIG or "
+                 "~/.config/corral/config.json)")
+      ->envname("CORRAL_TOKEN");
 
   // The subcommand the user picked sets this from its CLI11 callback.
   Command chosen;
@@ -114,7 +144,7 @@ int runCliOrThrow(const std::vector<std::string>& args, CliContext& ctx) {
     for (size_t i = 1; i < args.size(); ++i) {
       const std::string& a = args[i];
       if (a == "--") break;
-      if (a == "--server") {
+      if (a == "--server" || a == "--token") {
         ++i;
         continue;
       }
@@ -160,6 +190,15 @@ int runCliOrThrow(const std::vector<std::string>& args, CliContext& ctx) {
     return 2;
   }
   ApiClient api(*url);
+  if (token.empty()) {
+    auto fromFile = tokenFromConfig(ctx);
+    if (!fromFile.isOk()) {
+      *ctx.err << "error: " << fromFile.status().message() << "\n";
+      return 2;
+    }
+    token = *fromFile;
+  }
+  api.setToken(token);
   Status st = chosen ? chosen(api, ctx) : internalError("no command chosen");
   ctx.out->flush();
   if (!st.isOk()) {

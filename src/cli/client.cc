@@ -364,6 +364,7 @@ StatusOr<Json> ApiClient::call(Method method, const std::string& path, const std
     // into "%25".
     http->set_url_encode(false);
     httplib::Headers headers = {{"Accept", "application/json"}, {"User-Agent", kUserAgent}};
+    if (!token_.empty()) headers.emplace("Authorization", "Bearer " + token_);
 
     httplib::Result result{nullptr, httplib::Error::Unknown};
     switch (method) {

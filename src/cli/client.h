@@ -64,6 +64,8 @@ class ApiClient {
   ApiClient& operator=(const ApiClient&) = delete;
 
   const ServerUrl& server() const { return server_; }
+  // The API token sent as "Authorization: Bearer …" with every request.
+  void setToken(std::string token) { token_ = std::move(token); }
 
   // GET /api/v1/clusters → {"clusters": [...]}.
   StatusOr<Json> listClusters();
@@ -162,6 +164,7 @@ class ApiClient {
 
   ServerUrl server_;
   ClientTimeouts timeouts_;
+  std::string token_;
 };
 
 }  // namespace corral

@@ -46,6 +46,8 @@ void addCreate(CLI::App* cluster, Command& chosen) {
                   "every node (default: each node's own disk)");
   cmd->add_option("--insecure-registry", o->insecureRegistries,
                   "A registry HOST[:PORT] that jobs reach over plain http; may repeat");
+  cmd->add_option("--project", o->project,
+                  "The project the cluster belongs to (default: your first)");
   cmd->add_flag("--wait", o->wait, "Wait until the cluster is Running or Failed");
   addTimeoutOption(cmd, &o->timeoutSeconds, "Seconds --wait waits");
   addOutputOption(cmd, &o->format);
@@ -191,6 +193,7 @@ Json buildCreateRequest(const CreateOptions& options, const std::vector<std::str
   body["gpusPerNode"] = options.gpusPerNode;
   body["cpuNodes"] = options.cpuNodes;
   body["sshKeys"] = keys;
+  if (!options.project.empty()) body["project"] = options.project;
   if (options.registry || !options.imageCache.empty() || !options.insecureRegistries.empty())
     body["containers"] = {{"registry", options.registry},
                           {"cachePath", options.imageCache},

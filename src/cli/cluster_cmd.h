@@ -31,6 +31,7 @@ struct CreateOptions {
   bool registry = false;
   std::string imageCache;
   std::vector<std::string> insecureRegistries;
+  std::string project;  // "": the caller's first project.
   bool wait = false;
   int timeoutSeconds = 600;
   OutputFormat format = OutputFormat::kTable;

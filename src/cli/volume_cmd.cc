@@ -71,6 +71,8 @@ void addVolumeCommands(CLI::App& app, Command& chosen) {
                     "An existing host directory to use (default: a new one that corrald makes "
                     "and removes with the volume)")
         ->type_name("HOSTPATH");
+    cmd->add_option("--project", o->project,
+                    "The project the volume belongs to (default: your first)");
     addOutputOption(cmd, &o->format);
   }
   {
@@ -123,6 +125,7 @@ void addVolumeCommands(CLI::App& app, Command& chosen) {
 Json buildVolumeCreate(const VolumeOptions& options, const std::string& home,
                        const std::string& cwd) {
   Json body = {{"name", options.name}, {"type", options.type}};
+  if (!options.project.empty()) body["project"] = options.project;
   if (!options.source.empty()) {
     std::filesystem::path source = expandHome(options.source, home);
     if (source.is_relative() && !cwd.empty()) source = std::filesystem::path(cwd) / source;

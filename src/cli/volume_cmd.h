@@ -23,6 +23,7 @@ struct VolumeOptions {
   std::string type = "pfs";  // create: pfs, sfs, weka or dataset.
   std::string source;        // create: an existing host directory; "": corrald makes one.
   std::string path;          // attach: where the cluster's nodes see it.
+  std::string project;       // create: "" is the caller's first project.
   ChangeWait wait;
   OutputFormat format = OutputFormat::kTable;
 };

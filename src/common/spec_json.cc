@@ -375,6 +375,9 @@ StatusOr<ClusterRecord> recordAt(const json& j) {
   RETURN_IF_ERROR(r.readString("phase", &record.phase));
   RETURN_IF_ERROR(r.readString("reason", &record.reason));
   RETURN_IF_ERROR(r.readString("subnet", &record.subnet));
+  // Clusters made before projects existed belong to the default one.
+  record.project = kDefaultProject;
+  RETURN_IF_ERROR(r.readString("project", &record.project));
 
   if (const json* login = r.find("login")) {
     if (!login->is_object()) return invalidArgument(field("login") + " must be an object");
@@ -504,7 +507,8 @@ nlohmann::json volumeToJson(const Volume& v) {
               {"type", v.type},
               {"hostPath", v.hostPath},
               {"managed", v.managed},
-              {"createdAt", v.createdAt}};
+              {"createdAt", v.createdAt},
+              {"project", v.project}};
 }
 
 StatusOr<Volume> volumeFromJson(const nlohmann::json& j) {
@@ -520,6 +524,9 @@ StatusOr<Volume> volumeFromJson(const nlohmann::json& j) {
       v.managed = m->get<bool>();
     }
     RETURN_IF_ERROR(r.readInt64("createdAt", &v.createdAt));
+    // Volumes made before projects existed belong to the default one.
+    v.project = kDefaultProject;
+    RETURN_IF_ERROR(r.readString("project", &v.project));
     return v;
   });
 }
@@ -564,6 +571,7 @@ nlohmann::json recordToJson(const ClusterRecord& record) {
   for (const NodeRecord& node : record.nodes) nodes.push_back(nodeToJson(node));
   return json{{"id", record.id},
               {"name", record.spec.name},
+              {"project", record.project},
               {"status", statusName(record.status)},
               {"phase", record.phase},
               {"reason", record.reason},
@@ -585,6 +593,27 @@ nlohmann::json recordToJson(const ClusterRecord& record) {
 
 StatusOr<ClusterRecord> recordFromJson(const nlohmann::json& json) {
   return guarded([&] { return recordAt(json); });
+}
+
+nlohmann::json accountToJson(const Account& a) {
+  return json{{"name", a.name}, {"admin", a.admin}, {"projects", a.projects},
+              {"createdAt", a.createdAt}};
+}
+
+StatusOr<Account> accountFromJson(const nlohmann::json& j) {
+  return guarded([&]() -> StatusOr<Account> {
+    if (!j.is_object()) return invalidArgument("account must be a JSON object");
+    ObjectReader r(j, "", /*strict=*/false);
+    Account a;
+    RETURN_IF_ERROR(r.readString("name", &a.name));
+    if (const json* admin = r.find("admin")) {
+      if (!admin->is_boolean()) return invalidArgument(field("admin") + " must be a boolean");
+      a.admin = admin->get<bool>();
+    }
+    RETURN_IF_ERROR(r.readStringArray("projects", &a.projects));
+    RETURN_IF_ERROR(r.readInt64("createdAt", &a.createdAt));
+    return a;
+  });
 }
 
 }  // namespace corral

@@ -33,7 +33,7 @@ StatusOr<PartitionSpec> partitionFromJson(const nlohmann::json& json, bool stric
 // {"revision", "author", "message", "createdAt", "state", "error", "spec"}.
 nlohmann::json revisionToJson(const Revision& revision);
 
-// {"name", "type", "hostPath", "managed", "createdAt"}.
+// {"name", "type", "hostPath", "managed", "createdAt", "project"}.
 nlohmann::json volumeToJson(const Volume& volume);
 StatusOr<Volume> volumeFromJson(const nlohmann::json& json);
 
@@ -56,5 +56,9 @@ nlohmann::json recordToJson(const ClusterRecord& record);
 // `spec` is required; other missing members keep their defaults and unknown
 // members are ignored, so records written by a newer corral still load.
 StatusOr<ClusterRecord> recordFromJson(const nlohmann::json& json);
+
+// {"name", "admin", "projects", "createdAt"}.
+nlohmann::json accountToJson(const Account& account);
+StatusOr<Account> accountFromJson(const nlohmann::json& json);
 
 }  // namespace corral

@@ -6,9 +6,13 @@
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
+#include <iomanip>
+#include <iostream>
 #include <thread>
 
+#include "api/auth.h"
 #include "api/server.h"
+#include "common/spec_json.h"
 #include "common/ipv4.h"
 #include "common/log.h"
 #include "corral/process.h"
@@ -19,7 +23,86 @@
 
 namespace {
 std::atomic<bool> gStop{false};
+
+// `corrald admin …`: accounts and tokens, written straight into corrald's
+// database (a running corrald sees them at its next request).
+struct AdminArgs {
+  std::string user;
+  bool admin = false;
+  std::vector<std::string> projects;
+  std::string description;
+  int64_t tokenId = 0;
+};
+
+int runAdmin(CLI::App& admin, const std::string& dataDir, const AdminArgs& a) {
+  using namespace corral;
+  auto store = openSqliteStore(dataDir + "/corral.db");
+  if (!store.isOk()) {
+    std::cerr << "corrald admin: " << store.status().message() << "\n";
+    return 1;
+  }
+  Store& st = **store;
+  auto fail = [](const Status& s) {
+    std::cerr << "corrald admin: " << s.message() << "\n";
+    return s.code() == Code::kInvalidArgument ? 2 : 1;
+  };
+  auto* user = admin.get_subcommand("user");
+  auto* token = admin.get_subcommand("token");
+  if (user->got_subcommand("add")) {
+    if (Status s = validateAccountName(a.user); !s.isOk()) return fail(s);
+    if (a.projects.size() > static_cast<size_t>(kMaxProjectsPerAccount))
+      return fail(invalidArgument("at most " + std::to_string(kMaxProjectsPerAccount) + " projects"));
+    for (const auto& p : a.projects)
+      if (Status s = validateProjectName(p); !s.isOk()) return fail(s);
+    if (!a.admin && a.projects.empty())
+      return fail(invalidArgument("give the user a --project (or make it an --admin)"));
+    Account acc{a.user, a.admin, a.projects, realClock().unixMillis() / 1000};
+    if (auto r = st.createAccount(acc); !r.isOk()) return fail(r.status());
+    std::cout << "user " << a.user << " added" << (a.admin ? " (admin)" : "") << "\n";
+    return 0;
+  }
+  if (user->got_subcommand("list")) {
+    auto all = st.listAccounts();
+    if (!all.isOk()) return fail(all.status());
+    std::cout << "NAME                 ADMIN  PROJECTS\n";
+    for (const auto& acc : *all) {
+      std::string projects;
+      for (const auto& p : acc.projects) projects += (projects.empty() ? "" : ",") + p;
+      std::cout << std::left << std::setw(21) << acc.name << std::setw(7)
+                << (acc.admin ? "yes" : "no") << projects << "\n";
+    }
+    return 0;
+  }
+  if (user->got_subcommand("remove")) {
+    if (Status s = st.deleteAccount(a.user); !s.isOk()) return fail(s);
+    std::cout << "user " << a.user << " and its tokens removed\n";
+    return 0;
+  }
+  if (token->got_subcommand("create")) {
+    auto t = issueToken(st, realClock(), a.user, a.description);
+    if (!t.isOk()) return fail(t.status());
+    // The only place the token is ever shown.
+    std::cout << *t << "\n";
+    return 0;
+  }
+  if (token->got_subcommand("list")) {
+    auto all = st.listTokens();
+    if (!all.isOk()) return fail(all.status());
+    std::cout << "ID     USER                 CREATED     DESCRIPTION\n";
+    for (const auto& t : *all)
+      std::cout << std::left << std::setw(7) << t.id << std::setw(21) << t.user << std::setw(12)
+                << t.createdAt << t.description << "\n";
+    return 0;
+  }
+  if (token->got_subcommand("revoke")) {
+    if (Status s = st.deleteToken(a.tokenId); !s.isOk()) return fail(s);
+    std::cout << "token " << a.tokenId << " revoked\n";
+    return 0;
+  }
+  std::cerr << admin.help();
+  return 2;
 }
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace corral;
@@ -40,7 +123,36 @@ int main(int argc, char** argv) {
                  "an extra platform partition every new cluster gets, over all nodes (e.g. llm); "
                  "repeatable");
   app.add_flag("-v,--verbose", verbose, "log debug messages");
+  std::string consoleDir;
+  app.add_option("--console-dir", consoleDir,
+                 "serve the web console from this directory instead of the built-in copy");
+
+  AdminArgs adminArgs;
+  auto* admin = app.add_subcommand("admin", "manage API users and tokens (in --data-dir's database)");
+  admin->require_subcommand(1);
+  // `corrald admin --data-dir D …` as well as `corrald --data-dir D admin …`.
+  admin->fallthrough();
+  auto* user = admin->add_subcommand("user", "API users")->require_subcommand(1)->fallthrough();
+  auto* userAdd = user->add_subcommand("add", "add a user");
+  userAdd->add_option("name", adminArgs.user, "user name")->required();
+  userAdd->add_flag("--admin", adminArgs.admin, "sees and changes every project");
+  userAdd->add_option("--project", adminArgs.projects, "a project the user belongs to; repeatable");
+  user->add_subcommand("list", "list users");
+  user->add_subcommand("remove", "remove a user and its tokens")
+      ->add_option("name", adminArgs.user, "user name")
+      ->required();
+  auto* token = admin->add_subcommand("token", "API tokens")->require_subcommand(1)->fallthrough();
+  auto* tokenCreate = token->add_subcommand("create", "make a token and print it (shown only once)");
+  tokenCreate->add_option("user", adminArgs.user, "whose token")->required();
+  tokenCreate->add_option("--description", adminArgs.description, "what the token is for");
+  token->add_subcommand("list", "list tokens (never their values)");
+  token->add_subcommand("revoke", "revoke a token")
+      ->add_option("id", adminArgs.tokenId, "the token's id (see `token list`)")
+      ->required();
+  for (auto* group : {user, token})
+    for (auto* leaf : group->get_subcommands({})) leaf->fallthrough();
   CLI11_PARSE(app, argc, argv);
+  if (admin->parsed()) return runAdmin(*admin, dataDir, adminArgs);
   if (verbose) setLogLevel(LogLevel::kDebug);
 
   if (geteuid() != 0) {
@@ -53,6 +165,18 @@ int main(int argc, char** argv) {
     probe.partitions = {{p, "slinky-0", {}}};
     if (Status s = normalizeSlurmSettings(probe, {}); !s.isOk()) {
       LOG_ERROR("--platform-partition " << p << ": " << s.message());
+      return 2;
+    }
+  }
+  // Every pod has private /tmp and /var/tmp, so a cluster's files kept there
+  // could not be mounted into its pods.
+  for (const char* dir : {"/tmp", "/var/tmp"}) {
+    std::error_code ec;
+    auto abs = std::filesystem::weakly_canonical(std::filesystem::absolute(dataDir), ec).string();
+    if (abs == dir || abs.rfind(std::string(dir) + "/", 0) == 0) {
+      LOG_ERROR("--data-dir " << dataDir << " is under " << dir
+                              << ", which every pod has a private copy of; use another (e.g. "
+                                 "/var/lib/corral)");
       return 2;
     }
   }
@@ -104,6 +228,7 @@ int main(int argc, char** argv) {
   ApiOptions apiOptions;
   apiOptions.platformPartitions = platformPartitions;
   apiOptions.dataDir = std::filesystem::canonical(dataDir).string();
+  apiOptions.consoleDir = consoleDir;
   ApiServer api(**store, reconciler, realClock(), apiOptions);
   if (Status s = api.bind(host, port); !s.isOk()) {
     LOG_ERROR(s.message());

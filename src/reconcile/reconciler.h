@@ -83,6 +83,13 @@ class Reconciler {
   // "" if none was read yet.
   std::string healthReport(const std::string& cluster, const std::string& node);
 
+  // Runs a Slurm command in the controller pod and returns its stdout;
+  // a non-zero exit is Unavailable with its stderr. Also the API's way to read
+  // the queue and the accounting history.
+  StatusOr<std::string> slurmCommand(const std::string& cluster,
+                                     const std::vector<std::string>& argv,
+                                     std::chrono::seconds timeout = std::chrono::seconds(15));
+
   // The latest Slurm view of a cluster's nodes, by node name.
   std::map<std::string, NodeObservation> observedNodes(const std::string& cluster);
 
@@ -115,10 +122,6 @@ class Reconciler {
   Status runTerminate(const ClusterRecord& record);
   // Rewrites rendered files that differ from the render (a hand edit).
   Status correctDrift(const ClusterRecord& record, const RenderedCluster& rendered);
-  // Runs a Slurm command in the controller pod; non-zero exit is an error.
-  StatusOr<std::string> slurmCommand(const std::string& cluster,
-                                     const std::vector<std::string>& argv,
-                                     std::chrono::seconds timeout = std::chrono::seconds(15));
   Status allocateSubnet(ClusterRecord& record);
   // Waits until every pod in `pods` is ready. `stillWanted` is asked between
   // polls; its error (say, the change was superseded) ends the wait.

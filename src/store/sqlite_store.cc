@@ -68,6 +68,20 @@ constexpr const char* kMigrations[] = {
         record TEXT NOT NULL
       );
     )sql",
+    // 3 -> 4: who may use the API. Tokens are kept only as their hash.
+    R"sql(
+      CREATE TABLE accounts (
+        name TEXT PRIMARY KEY,
+        record TEXT NOT NULL
+      );
+      CREATE TABLE tokens (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        hash TEXT NOT NULL UNIQUE,
+        user TEXT NOT NULL,
+        description TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+    )sql",
 };
 static_assert(std::size(kMigrations) == SqliteStore::kSchemaVersion,
               "every schema version needs its migration");
@@ -113,6 +127,18 @@ constexpr const char* kInsertVolume = "INSERT INTO volumes (name, record) VALUES
 constexpr const char* kSelectVolume = "SELECT record FROM volumes WHERE name = ?";
 constexpr const char* kListVolumes = "SELECT record FROM volumes ORDER BY name";
 constexpr const char* kDeleteVolume = "DELETE FROM volumes WHERE name = ?";
+constexpr const char* kInsertAccount = "INSERT INTO accounts (name, record) VALUES (?, ?)";
+constexpr const char* kSelectAccount = "SELECT record FROM accounts WHERE name = ?";
+constexpr const char* kListAccounts = "SELECT record FROM accounts ORDER BY name";
+constexpr const char* kDeleteAccount = "DELETE FROM accounts WHERE name = ?";
+constexpr const char* kDeleteAccountTokens = "DELETE FROM tokens WHERE user = ?";
+constexpr const char* kInsertToken =
+    "INSERT INTO tokens (hash, user, description, created_at) VALUES (?, ?, ?, ?)";
+constexpr const char* kSelectTokenByHash =
+    "SELECT id, hash, user, description, created_at FROM tokens WHERE hash = ?";
+constexpr const char* kListTokens =
+    "SELECT id, hash, user, description, created_at FROM tokens ORDER BY id";
+constexpr const char* kDeleteToken = "DELETE FROM tokens WHERE id = ?";
 constexpr const char* kNextSequence =
     "INSERT INTO sequences (name, value) VALUES (?, 1) "
     "ON CONFLICT (name) DO UPDATE SET value = value + 1 RETURNING value";
@@ -586,6 +612,131 @@ Status SqliteStore::deleteVolume(const std::string& name) {
   Statement del(this, kDeleteVolume);
   RETURN_IF_ERROR(del.bind(name).run());
   if (sqlite3_changes(db_) == 0) return notFound("no volume named " + quote(name));
+  return Status::ok();
+}
+
+StatusOr<Account> SqliteStore::createAccount(const Account& account) {
+  if (account.name.empty()) return invalidArgument("account name must not be empty");
+  std::lock_guard<std::mutex> lock(mu_);
+  Transaction tx(this);
+  RETURN_IF_ERROR(tx.begin(/*write=*/true));
+  {
+    Statement select(this, kSelectAccount);
+    ASSIGN_OR_RETURN(bool found, select.bind(account.name).step());
+    if (found) return conflict("an account named " + quote(account.name) + " already exists");
+  }
+  ASSIGN_OR_RETURN(std::string text, dump(accountToJson(account), account.name));
+  Statement insert(this, kInsertAccount);
+  RETURN_IF_ERROR(insert.bind(account.name).bind(text).run());
+  RETURN_IF_ERROR(tx.commit());
+  return account;
+}
+
+namespace {
+StatusOr<Account> parseAccount(const std::string& text) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return internalError("store: an account record is not valid JSON");
+  return accountFromJson(j);
+}
+}  // namespace
+
+StatusOr<Account> SqliteStore::getAccount(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Statement select(this, kSelectAccount);
+  ASSIGN_OR_RETURN(bool found, select.bind(name).step());
+  if (!found) return notFound("no account named " + quote(name));
+  return parseAccount(select.text(0));
+}
+
+StatusOr<std::vector<Account>> SqliteStore::listAccounts() {
+  std::lock_guard<std::mutex> lock(mu_);
+  Statement select(this, kListAccounts);
+  std::vector<Account> out;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, select.step());
+    if (!row) break;
+    ASSIGN_OR_RETURN(Account a, parseAccount(select.text(0)));
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+Status SqliteStore::deleteAccount(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Transaction tx(this);
+  RETURN_IF_ERROR(tx.begin(/*write=*/true));
+  {
+    Statement del(this, kDeleteAccount);
+    RETURN_IF_ERROR(del.bind(name).run());
+    if (sqlite3_changes(db_) == 0) return notFound("no account named " + quote(name));
+  }
+  Statement tokens(this, kDeleteAccountTokens);
+  RETURN_IF_ERROR(tokens.bind(name).run());
+  return tx.commit();
+}
+
+StatusOr<ApiToken> SqliteStore::createToken(const ApiToken& token) {
+  if (token.hash.empty()) return invalidArgument("token hash must not be empty");
+  std::lock_guard<std::mutex> lock(mu_);
+  Transaction tx(this);
+  RETURN_IF_ERROR(tx.begin(/*write=*/true));
+  {
+    Statement select(this, kSelectAccount);
+    ASSIGN_OR_RETURN(bool found, select.bind(token.user).step());
+    if (!found) return notFound("no account named " + quote(token.user));
+  }
+  {
+    Statement select(this, kSelectTokenByHash);
+    ASSIGN_OR_RETURN(bool found, select.bind(token.hash).step());
+    if (found) return conflict("a token with this hash already exists");
+  }
+  Statement insert(this, kInsertToken);
+  RETURN_IF_ERROR(
+      insert.bind(token.hash).bind(token.user).bind(token.description).bind(token.createdAt).run());
+  ApiToken stored = token;
+  stored.id = sqlite3_last_insert_rowid(db_);
+  RETURN_IF_ERROR(tx.commit());
+  return stored;
+}
+
+namespace {
+template <typename Row>
+ApiToken tokenFromRow(Row& row) {
+  ApiToken t;
+  t.id = row.int64(0);
+  t.hash = row.text(1);
+  t.user = row.text(2);
+  t.description = row.text(3);
+  t.createdAt = row.int64(4);
+  return t;
+}
+}  // namespace
+
+StatusOr<ApiToken> SqliteStore::findToken(const std::string& hash) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Statement select(this, kSelectTokenByHash);
+  ASSIGN_OR_RETURN(bool found, select.bind(hash).step());
+  if (!found) return notFound("no such token");
+  return tokenFromRow(select);
+}
+
+StatusOr<std::vector<ApiToken>> SqliteStore::listTokens() {
+  std::lock_guard<std::mutex> lock(mu_);
+  Statement select(this, kListTokens);
+  std::vector<ApiToken> out;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, select.step());
+    if (!row) break;
+    out.push_back(tokenFromRow(select));
+  }
+  return out;
+}
+
+Status SqliteStore::deleteToken(int64_t id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Statement del(this, kDeleteToken);
+  RETURN_IF_ERROR(del.bind(id).run());
+  if (sqlite3_changes(db_) == 0) return notFound("no token with id " + std::to_string(id));
   return Status::ok();
 }
 

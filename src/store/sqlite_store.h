@@ -8,6 +8,8 @@
 //   revisions(cluster_id, revision, spec JSON, author, created_at)
 //   events(id, cluster, time, type, reason, message)
 //   sequences(name, value)
+//   volumes(name, record JSON)              (version 3)
+//   accounts(name, record JSON), tokens(id, hash UNIQUE, user, …)  (version 4)
 // `id` and `version` columns are authoritative; the same numbers inside the
 // record JSON are a copy. Ids come from AUTOINCREMENT and are never reused,
 // not even after the newest cluster is deleted.
@@ -39,7 +41,7 @@ class SqliteStore : public Store {
  public:
   // The schema version this build writes and the newest it can read. A
   // database with a newer version is refused rather than misread.
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
 
   // How long a statement waits for another connection's lock before the
   // call fails with Unavailable.
@@ -81,6 +83,14 @@ class SqliteStore : public Store {
   StatusOr<Volume> getVolume(const std::string& name) override;
   StatusOr<std::vector<Volume>> listVolumes() override;
   Status deleteVolume(const std::string& name) override;
+  StatusOr<Account> createAccount(const Account& account) override;
+  StatusOr<Account> getAccount(const std::string& name) override;
+  StatusOr<std::vector<Account>> listAccounts() override;
+  Status deleteAccount(const std::string& name) override;
+  StatusOr<ApiToken> createToken(const ApiToken& token) override;
+  StatusOr<ApiToken> findToken(const std::string& hash) override;
+  StatusOr<std::vector<ApiToken>> listTokens() override;
+  Status deleteToken(int64_t id) override;
   Status setRevisionState(const std::string& cluster, int64_t revision, RevisionState state,
                           const std::string& error) override;
 

@@ -226,6 +226,7 @@ TEST_F(BadInputE2E, MalformedApiBodiesGet400AndChangeNothing) {
         std::string("{\"name\":\"x\",\"gpuNode\":4}"), std::string(2 << 20, 'x')}) {
     auto r = realProcessRunner().run({"curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}",
                                       "-X", "POST", "-H", "Content-Type: application/json",
+                                      "-H", "Authorization: Bearer " + h().token(),
                                       "--data-binary", "@-", h().url() + "/api/v1/clusters"},
                                      {body, std::chrono::seconds(30), {}});
     ASSERT_TRUE(r.isOk());

@@ -93,7 +93,23 @@ Harness::~Harness() {
 
 std::string Harness::url() const { return "http://127.0.0.1:" + std::to_string(port_); }
 
+ProcessResult Harness::admin(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {binary("corrald"), "--data-dir", dataDir_, "admin"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto r = realProcessRunner().run(argv);
+  if (!r.isOk()) throw std::runtime_error(r.status().message());
+  return *r;
+}
+
 void Harness::start() {
+  if (token_.empty()) {
+    fs::create_directories(dataDir_);
+    auto user = admin({"user", "add", "e2e-admin", "--admin"});
+    if (user.exitCode != 0) throw std::runtime_error("corrald admin user add: " + user.err);
+    auto token = admin({"token", "create", "e2e-admin", "--description", "e2e harness"});
+    if (token.exitCode != 0) throw std::runtime_error("corrald admin token create: " + token.err);
+    token_ = token.out.substr(0, token.out.find('\n'));
+  }
   pid_t pid = fork();
   if (pid == 0) {
     std::string log = dataDir_ + "-corrald.log";
@@ -141,6 +157,7 @@ ProcessResult Harness::corral(const std::vector<std::string>& args, int timeoutS
   ProcessOptions o;
   o.timeout = std::chrono::seconds(timeoutSeconds);
   o.env["HOME"] = home_;
+  o.env["CORRAL_TOKEN"] = token_;
   auto r = realProcessRunner().run(argv, o);
   if (!r.isOk()) throw std::runtime_error(r.status().message());
   return *r;

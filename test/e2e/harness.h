@@ -40,6 +40,11 @@ class Harness {
   ProcessResult podExec(const std::string& cluster, const std::string& pod,
                         const std::string& command);
 
+  // Runs `corrald admin --data-dir <dir> ARGS…` (accounts and tokens).
+  ProcessResult admin(const std::vector<std::string>& args);
+  // The admin token every `corral` run of the harness uses (CORRAL_TOKEN).
+  const std::string& token() const { return token_; }
+
   std::string url() const;
   const std::string& dataDir() const { return dataDir_; }
   const std::string& home() const { return home_; }
@@ -55,6 +60,7 @@ class Harness {
   std::string pool_;
   int port_ = 0;
   int pid_ = 0;
+  std::string token_;
   std::vector<std::string> extraArgs_;
 };
 

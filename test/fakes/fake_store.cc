@@ -248,4 +248,75 @@ Status FakeStore::deleteVolume(const std::string& name) {
   return Status::ok();
 }
 
+StatusOr<Account> FakeStore::createAccount(const Account& account) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto fault = takeFault()) return *fault;
+  if (account.name.empty()) return invalidArgument("account name must not be empty");
+  if (accounts_.count(account.name))
+    return conflict("an account named " + quote(account.name) + " already exists");
+  accounts_[account.name] = account;
+  return account;
+}
+
+StatusOr<Account> FakeStore::getAccount(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto fault = takeFault()) return *fault;
+  auto it = accounts_.find(name);
+  if (it == accounts_.end()) return notFound("no account named " + quote(name));
+  return it->second;
+}
+
+StatusOr<std::vector<Account>> FakeStore::listAccounts() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto fault = takeFault()) return *fault;
+  std::vector<Account> out;
+  for (const auto& [name, a] : accounts_) out.push_back(a);
+  return out;
+}
+
+Status FakeStore::deleteAccount(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto fault = takeFault()) return *fault;
+  if (!accounts_.erase(name)) return notFound("no account named " + quote(name));
+  for (auto it = tokens_.begin(); it != tokens_.end();)
+    it = it->second.user == name ? tokens_.erase(it) : std::next(it);
+  return Status::ok();
+}
+
+StatusOr<ApiToken> FakeStore::createToken(const ApiToken& token) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto fault = takeFault()) return *fault;
+  if (token.hash.empty()) return invalidArgument("token hash must not be empty");
+  if (!accounts_.count(token.user)) return notFound("no account named " + quote(token.user));
+  for (const auto& [id, t] : tokens_)
+    if (t.hash == token.hash) return conflict("a token with this hash already exists");
+  ApiToken stored = token;
+  stored.id = nextTokenId_++;
+  tokens_[stored.id] = stored;
+  return stored;
+}
+
+StatusOr<ApiToken> FakeStore::findToken(const std::string& hash) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto fault = takeFault()) return *fault;
+  for (const auto& [id, t] : tokens_)
+    if (t.hash == hash) return t;
+  return notFound("no such token");
+}
+
+StatusOr<std::vector<ApiToken>> FakeStore::listTokens() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto fault = takeFault()) return *fault;
+  std::vector<ApiToken> out;
+  for (const auto& [id, t] : tokens_) out.push_back(t);
+  return out;
+}
+
+Status FakeStore::deleteToken(int64_t id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto fault = takeFault()) return *fault;
+  if (!tokens_.erase(id)) return notFound("no token with id " + std::to_string(id));
+  return Status::ok();
+}
+
 }  // namespace corral

@@ -43,6 +43,14 @@ class FakeStore : public Store {
   StatusOr<Volume> getVolume(const std::string& name) override;
   StatusOr<std::vector<Volume>> listVolumes() override;
   Status deleteVolume(const std::string& name) override;
+  StatusOr<Account> createAccount(const Account& account) override;
+  StatusOr<Account> getAccount(const std::string& name) override;
+  StatusOr<std::vector<Account>> listAccounts() override;
+  Status deleteAccount(const std::string& name) override;
+  StatusOr<ApiToken> createToken(const ApiToken& token) override;
+  StatusOr<ApiToken> findToken(const std::string& hash) override;
+  StatusOr<std::vector<ApiToken>> listTokens() override;
+  Status deleteToken(int64_t id) override;
 
   // The next call of any method above fails with `Status(code, message)` and
   // changes nothing; the calls after it behave normally again. A later
@@ -70,6 +78,9 @@ class FakeStore : public Store {
   std::vector<Event> events_;                                    // In id order.
   std::map<std::string, int64_t> sequences_;
   std::map<std::string, Volume> volumes_;
+  std::map<std::string, Account> accounts_;
+  std::map<int64_t, ApiToken> tokens_;
+  int64_t nextTokenId_ = 1;
 };
 
 }  // namespace corral

@@ -30,10 +30,15 @@ class ApiChangesTest : public ::testing::Test {
     reconciler_ = std::make_unique<Reconciler>(store_, runtime_, clock_, ReconcilerOptions{});
     ApiOptions options;
     options.platformPartitions = {"llm"};
+    options.metricsPeriod = std::chrono::milliseconds(0);
     api_ = std::make_unique<ApiServer>(store_, *reconciler_, clock_, options);
     ASSERT_TRUE(api_->bind("127.0.0.1", 0).isOk());
     thread_ = std::thread([this] { api_->serve(); });
     client_ = std::make_unique<httplib::Client>("127.0.0.1", api_->port());
+    ASSERT_TRUE(store_.createAccount({"admin", true, {}, 0}).isOk());
+    auto token = issueToken(store_, clock_, "admin", "unit test");
+    ASSERT_TRUE(token.isOk());
+    client_->set_bearer_token_auth(token->c_str());
     for (int i = 0; i < 200 && !client_->Get("/healthz"); ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     addCluster("a", ClusterStatus::kRunning, 4);

@@ -27,12 +27,18 @@ class CliApiContractTest : public ::testing::Test {
     reconciler_ = std::make_unique<Reconciler>(store_, runtime_, serverClock_, ReconcilerOptions{});
     ApiOptions options;
     options.dataDir = dataDir_.path();
+    options.metricsPeriod = std::chrono::milliseconds(0);
     api_ = std::make_unique<ApiServer>(store_, *reconciler_, serverClock_, options);
+    ASSERT_TRUE(store_.createAccount({"admin", true, {}, 0}).isOk());
+    auto token = issueToken(store_, serverClock_, "admin", "unit test");
+    ASSERT_TRUE(token.isOk());
+    token_ = *token;
     ASSERT_TRUE(api_->bind("127.0.0.1", 0).isOk());
     serving_ = std::thread([this] { api_->serve(); });
 
     ClusterRecord r;
     r.spec.name = "demo";
+    r.project = kDefaultProject;
     r.spec.gpuNodes = 4;
     r.spec.gpusPerNode = 8;
     r.spec.sshKeys = {
@@ -63,7 +69,8 @@ class CliApiContractTest : public ::testing::Test {
   CliResult run(std::vector<std::string> args) {
     CliContext ctx;
     ctx.clock = &cliClock_;
-    args.insert(args.begin(), {"--server", "http://127.0.0.1:" + std::to_string(api_->port())});
+    args.insert(args.begin(), {"--server", "http://127.0.0.1:" + std::to_string(api_->port()),
+                               "--token", token_});
     return runCorral(std::move(args), ctx);
   }
 
@@ -103,6 +110,7 @@ class CliApiContractTest : public ::testing::Test {
   FakeClock serverClock_;
   std::unique_ptr<Reconciler> reconciler_;
   std::unique_ptr<ApiServer> api_;
+  std::string token_;
   std::thread serving_;
   // The CLI's clock; its `onSleep` plays the reconciler's part.
   FakeCliClock cliClock_{1764460800000 + 60 * 1000};

@@ -159,7 +159,7 @@ TEST_F(SqliteStoreTest, UsesWalAndRecordsTheSchemaVersion) {
   EXPECT_EQ(raw.query("PRAGMA user_version"), std::to_string(SqliteStore::kSchemaVersion));
   EXPECT_EQ(raw.query("SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_master "
                       "WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name)"),
-            "clusters,events,revisions,sequences,volumes");
+            "accounts,clusters,events,revisions,sequences,tokens,volumes");
 }
 
 TEST_F(SqliteStoreTest, ReopeningDoesNotMigrateAgain) {

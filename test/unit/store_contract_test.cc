@@ -335,10 +335,10 @@ TYPED_TEST(StoreContractTest, RevisionHistoryKeepsAuthorMessageAndOutcome) {
 }
 
 TYPED_TEST(StoreContractTest, VolumesAreKeptByName) {
-  Volume v{"data", "dataset", "/srv/data", false, 42};
+  Volume v{"data", "dataset", "/srv/data", false, 42, "default"};
   ASSERT_TRUE(this->store_->createVolume(v).isOk());
   EXPECT_EQ(this->store_->createVolume(v).status().code(), Code::kConflict);
-  ASSERT_TRUE(this->store_->createVolume({"pfs", "pfs", "/var/lib/corral/volumes/pfs", true, 43}).isOk());
+  ASSERT_TRUE(this->store_->createVolume({"pfs", "pfs", "/var/lib/corral/volumes/pfs", true, 43, "default"}).isOk());
   auto got = this->store_->getVolume("data");
   ASSERT_TRUE(got.isOk());
   EXPECT_EQ(*got, v);

@@ -1,0 +1,156 @@
+// Jobs and metrics (docs/api.md "Jobs and metrics"): the queue and history
+// read from Slurm through `JobCache`, one job's details, and the samples the
+// console charts.
+
+#include <charconv>
+
+#include "api/http_util.h"
+#include "api/server.h"
+#include "common/text.h"
+
+namespace corral {
+
+using nlohmann::json;
+
+namespace {
+
+const std::string kCluster = R"(/api/v1/clusters/([^/]+))";
+constexpr int64_t kDefaultLimit = 500;
+constexpr int64_t kMaxLimit = 10000;
+
+json jobToJson(const Job& j) {
+  return {{"id", j.id},
+          {"arrayJobId", j.arrayJobId},
+          {"arrayTaskId", j.arrayTaskId ? json(*j.arrayTaskId) : json(nullptr)},
+          {"name", j.name},
+          {"user", j.user},
+          {"partition", j.partition},
+          {"state", j.state},
+          {"reason", j.reason},
+          {"nodes", j.nodes},
+          {"nodeCount", j.nodeCount},
+          {"cpus", j.cpus},
+          {"tres", j.tres},
+          {"submitTime", j.submitTime},
+          {"startTime", j.startTime},
+          {"endTime", j.endTime},
+          {"timeLimit", j.timeLimit},
+          {"workDir", j.workDir},
+          {"command", j.command},
+          {"exitCode", j.exitCode},
+          {"stdout", j.stdoutPath}};
+}
+
+StatusOr<int64_t> queryInt(const httplib::Request& req, const char* key, int64_t dflt, int64_t max) {
+  if (!req.has_param(key)) return dflt;
+  std::string v = req.get_param_value(key);
+  int64_t n = 0;
+  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (ec != std::errc() || end != v.data() + v.size() || n < 0 || n > max)
+    return invalidArgument(std::string("query parameter \"") + key + "\" must be an integer from 0 to " +
+                           std::to_string(max) + ", not " + quoteForMessage(v));
+  return n;
+}
+
+StatusOr<JobFilter> filterOf(const httplib::Request& req) {
+  JobFilter f;
+  for (const char* key : {"state", "user", "partition", "q"})
+    if (req.has_param(key) && req.get_param_value(key).size() > 256)
+      return invalidArgument(std::string("query parameter \"") + key + "\" is too long");
+  if (req.has_param("state")) {
+    std::string states = req.get_param_value("state");
+    size_t start = 0;
+    while (start <= states.size()) {
+      size_t comma = states.find(',', start);
+      std::string s = states.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      if (!s.empty()) f.states.push_back(s);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  f.user = req.get_param_value("user");
+  f.partition = req.get_param_value("partition");
+  f.text = req.get_param_value("q");
+  return f;
+}
+
+}  // namespace
+
+void ApiServer::jobRoutes() {
+  // The cluster, if the caller may see it and Slurm can be asked.
+  auto running = [this](const std::string& name) -> StatusOr<ClusterRecord> {
+    ASSIGN_OR_RETURN(ClusterRecord r, findCluster(name));
+    if (r.status != ClusterStatus::kRunning)
+      return failedPrecondition("cluster \"" + name + "\" is " + statusName(r.status) +
+                                "; its jobs can be read while it is Running");
+    return r;
+  };
+
+  auto list = [this, running](JobCache::Kind kind) {
+    return [this, running, kind](const httplib::Request& req, httplib::Response& res) {
+      auto r = running(req.matches[1]);
+      if (!r.isOk()) return sendError(res, r.status());
+      auto filter = filterOf(req);
+      if (!filter.isOk()) return sendError(res, filter.status());
+      auto offset = queryInt(req, "offset", 0, INT32_MAX);
+      if (!offset.isOk()) return sendError(res, offset.status());
+      auto limit = queryInt(req, "limit", kDefaultLimit, kMaxLimit);
+      if (!limit.isOk()) return sendError(res, limit.status());
+      auto snap = jobs_->get(r->spec.name, kind);
+      if (!snap.isOk()) return sendError(res, snap.status());
+      json out = json::array();
+      int64_t total = 0;
+      for (const Job& j : (*snap)->jobs) {
+        if (!filter->matches(j)) continue;
+        if (total >= *offset && total < *offset + *limit) out.push_back(jobToJson(j));
+        ++total;
+      }
+      // Compact: a page of 10,000 jobs is megabytes, and indenting it costs
+      // as much as building it.
+      res.status = 200;
+      res.set_content(json{{"jobs", std::move(out)},
+                          {"total", total},
+                          {"offset", *offset},
+                          {"limit", *limit},
+                          {"readAt", (*snap)->readAt}}
+                          .dump(-1, ' ', false, json::error_handler_t::replace),
+                      "application/json");
+    };
+  };
+  http_->Get(kCluster + "/jobs", list(JobCache::Kind::kQueue));
+  http_->Get(kCluster + "/jobs/history", list(JobCache::Kind::kHistory));
+
+  http_->Get(kCluster + R"(/jobs/([0-9]{1,10}))", [this, running](const httplib::Request& req,
+                                                                  httplib::Response& res) {
+    auto r = running(req.matches[1]);
+    if (!r.isOk()) return sendError(res, r.status());
+    int64_t id = std::stoll(req.matches[2]);
+    for (JobCache::Kind kind : {JobCache::Kind::kQueue, JobCache::Kind::kHistory}) {
+      auto snap = jobs_->get(r->spec.name, kind);
+      if (!snap.isOk()) return sendError(res, snap.status());
+      for (const Job& j : (*snap)->jobs) {
+        if (j.id != id) continue;
+        json v = jobToJson(j);
+        v["source"] = kind == JobCache::Kind::kQueue ? "queue" : "history";
+        return sendJson(res, 200, v);
+      }
+    }
+    sendError(res, notFound("cluster \"" + r->spec.name + "\" has no job " + std::to_string(id) +
+                            " in its queue or in the last 7 days of its history"));
+  });
+
+  http_->Get(kCluster + "/metrics", [this](const httplib::Request& req, httplib::Response& res) {
+    auto r = findCluster(req.matches[1]);
+    if (!r.isOk()) return sendError(res, r.status());
+    json samples = json::array();
+    for (const auto& s : metrics_->samples(r->spec.name))
+      samples.push_back({{"time", s.time},
+                         {"nodes", s.nodes},
+                         {"jobs", {{"pending", s.pending}, {"running", s.running}}}});
+    sendJson(res, 200,
+             {{"periodSeconds", metrics_->period().count() / 1000}, {"samples", std::move(samples)}});
+  });
+}
+
+}  // namespace corral
