@@ -13,7 +13,8 @@ bin=$(pwd)/build
 # Starts corrald in the background with its state in DATA-DIR, listening on
 # 127.0.0.1:PORT and taking cluster subnets from SUBNET-POOL, which must not
 # overlap another benchmark's. Sets `data`, `server` (corrald's URL) and
-# `pid` (the one process `stop_corrald` kills), and exports HOME as
+# `pid` (the one process `stop_corrald` kills), exports CORRAL_TOKEN (an admin
+# token made in DATA-DIR's database) and exports HOME as
 # DATA-DIR-home so that the SSH key `corral` creates stays out of the
 # caller's home.
 start_corrald() {
@@ -21,7 +22,11 @@ start_corrald() {
   local port=$2 pool=$3
   server=http://127.0.0.1:$port
   export HOME=$data-home
-  mkdir -p "$HOME"
+  mkdir -p "$HOME" "$data"
+  # An admin and its token for this benchmark's `corral` and curl calls.
+  "$bin/corrald" --data-dir "$data" admin user add bench --admin >/dev/null
+  CORRAL_TOKEN=$("$bin/corrald" --data-dir "$data" admin token create bench)
+  export CORRAL_TOKEN
   "$bin/corrald" --data-dir "$data" --listen "127.0.0.1:$port" --subnet-pool "$pool" \
     > "$data.log" 2>&1 &
   pid=$!

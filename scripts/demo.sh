@@ -17,7 +17,18 @@ shift || true
 export PATH="$root/build:$PATH"
 data_dir=${CORRAL_DATA_DIR:-/var/lib/corral}
 log_dir=/var/log/corral
-mkdir -p "$log_dir"
+mkdir -p "$log_dir" "$data_dir"
+# The CLI and the console need an API token. The first run makes an admin
+# user and a token and keeps it in the CLI's config file (mode 0600).
+config=${CORRAL_CONFIG:-$HOME/.config/corral/config.json}
+if [[ ! -s $config ]]; then
+  corrald --data-dir "$data_dir" admin user list | grep -q '^admin ' ||
+    corrald --data-dir "$data_dir" admin user add admin --admin
+  token=$(corrald --data-dir "$data_dir" admin token create admin --description "demo.sh")
+  mkdir -p "$(dirname "$config")"
+  (umask 077 && printf '{"token": "%s"}\n' "$token" > "$config")
+  echo "wrote an admin API token to $config"
+fi
 if ! curl -fsS http://127.0.0.1:8470/healthz >/dev/null 2>&1; then
   echo "starting corrald (data in $data_dir, log in $log_dir/corrald.log)"
   setsid corrald --data-dir "$data_dir" >>"$log_dir/corrald.log" 2>&1 < /dev/null &
@@ -50,7 +61,8 @@ if [[ -n $subnet ]] && curl -fsS "http://${subnet%.*}.4:5000/v2/" >/dev/null 2>&
 fi
 cat <<MSG
 
-corral is running. Try:
+corral is running. The console: http://127.0.0.1:8470/ (sign in with the
+"token" in $config). Try:
   export PATH=$root/build:\$PATH
   corral ssh $name -- sinfo
   corral ssh $name                      # a shell on the login node

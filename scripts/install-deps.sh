@@ -22,7 +22,15 @@ PACKAGES=(
   squashfs-tools docker-registry busybox-static
   # Used by tests and benchmarks
   curl jq bc
+  # The console's end-to-end test: a real headless Chromium, driven by
+  # playwright-core from the npm registry (test/console)
+  chromium
 )
+# Node.js and npm from Debian, unless the machine has a node already (a newer
+# one from elsewhere would conflict with Debian's npm package).
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  PACKAGES+=(nodejs npm)
+fi
 
 if [[ $(id -u) -ne 0 ]]; then
   echo "install-deps: run as root (it uses apt-get)" >&2

@@ -23,6 +23,30 @@ std::vector<std::string> exitCodeArgv() {
 
 }  // namespace
 
+nlohmann::json jobJson(const Job& j) {
+  using nlohmann::json;
+  return {{"id", j.id},
+          {"arrayJobId", j.arrayJobId},
+          {"arrayTaskId", j.arrayTaskId ? json(*j.arrayTaskId) : json(nullptr)},
+          {"name", j.name},
+          {"user", j.user},
+          {"partition", j.partition},
+          {"state", j.state},
+          {"reason", j.reason},
+          {"nodes", j.nodes},
+          {"nodeCount", j.nodeCount},
+          {"cpus", j.cpus},
+          {"tres", j.tres},
+          {"submitTime", j.submitTime},
+          {"startTime", j.startTime},
+          {"endTime", j.endTime},
+          {"timeLimit", j.timeLimit},
+          {"workDir", j.workDir},
+          {"command", j.command},
+          {"exitCode", j.exitCode},
+          {"stdout", j.stdoutPath}};
+}
+
 JobCache::JobCache(SlurmFetch fetch, Clock& clock, Options options)
     : fetch_(std::move(fetch)), clock_(clock), options_(options) {
   thread_ = std::thread([this] { refresher(); });
@@ -52,6 +76,9 @@ StatusOr<std::shared_ptr<const JobSnapshot>> JobCache::read(const Key& key) {
     if (codes.isOk()) applySacctExitCodes(*jobs, *codes);
     snap->jobs = std::move(*jobs);
   }
+  snap->json.reserve(snap->jobs.size());
+  for (const Job& j : snap->jobs)
+    snap->json.push_back(jobJson(j).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   return std::shared_ptr<const JobSnapshot>(std::move(snap));
 }
 

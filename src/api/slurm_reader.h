@@ -26,6 +26,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "corral/clock.h"
 #include "corral/status.h"
 #include "slurm/jobs.h"
@@ -38,8 +40,14 @@ using SlurmFetch = std::function<StatusOr<std::string>(const std::string& cluste
 
 struct JobSnapshot {
   std::vector<Job> jobs;  // By id.
-  int64_t readAt = 0;     // Unix ms.
+  // Each job's API JSON, serialised once when read (see `jobJson`), so that
+  // a page of 10,000 jobs is assembled by concatenation.
+  std::vector<std::string> json;
+  int64_t readAt = 0;  // Unix ms.
 };
+
+// The API's `Job` (docs/api.md).
+nlohmann::json jobJson(const Job& job);
 
 class JobCache {
  public:

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <random>
 #include <regex>
+#include <thread>
 
 #include "support/api_harness.h"
 #include "support/openapi_check.h"
@@ -102,6 +103,8 @@ class Fuzzer {
                            : "";
     if (!codeFits(a.status, code))
       problem(what + ": status " + std::to_string(a.status) + " with code \"" + code + "\"");
+    if (notTheCallersFault && a.status == 400)
+      problem(what + ": 400 for a well-formed request: " + brief(a.raw, 300));
     json after = api_.snapshot();
     if (after != before)
       problem(what + ": refused with " + std::to_string(a.status) + " but changed the store: " +
@@ -117,6 +120,9 @@ class Fuzzer {
 
   int sent = 0;
   int succeeded = 0;
+  // Requests that are well-formed, so that a 400 would blame the caller for
+  // something else's fault.
+  bool notTheCallersFault = false;
 
  private:
   void problem(const std::string& p) { problems_.push_back(p); }
@@ -526,6 +532,78 @@ TEST(ApiFuzzTest, BadTokensAndRawRequestsAreRefused) {
   EXPECT_EQ(after, before) << "raw requests changed the store: " << json::diff(before, after).dump();
   f.healthy("raw requests");
   EXPECT_THAT(problems, IsEmpty()) << report(problems);
+}
+
+// A node's health report is written inside its pod, where the cluster's
+// users are root: whatever it holds, the node views must stay documented
+// answers (malformed parts read as "unknown", not as a 500 or passed on).
+TEST(ApiFuzzTest, MalformedHealthReportsAreNotServerErrors) {
+  std::vector<std::string> problems;
+  ApiHarness api;
+  Fuzzer f(api, problems);
+  const std::vector<std::string> reports = {
+      "not json", "[]", "null", R"({"slurmd": 5})", R"({"slurmd": "ok", "gpu": null})",
+      R"({"slurmd": "ok", "gpu": "ok", "xids": "nope"})", R"({"slurmd": "ok", "xids": [1, "x", null]})",
+      R"({"slurmd": "ok", "xids": [{"code": "79"}]})",
+      R"({"slurmd": "ok", "xids": [{"time": 1, "code": 79, "pci": "p", "class": "bogus", "description": "d", "action": "a", "line": "l", "extra": 1}]})",
+      "{\"slurmd\": \"ok\", \"node\": \"\xff\"}", std::string(100000, '[')};
+  for (const auto& report : reports) {
+    api.runtime.putFile("a", "pods/slinky-0/health.json", report);
+    f.send({"GET", "/api/v1/clusters/a/nodes", ""});
+    f.send({"GET", "/api/v1/clusters/a/nodes/slinky-0", ""});
+  }
+  f.healthy("health reports");
+  EXPECT_THAT(problems, IsEmpty()) << report(problems);
+}
+
+// What Slurm prints is not the caller's input: output corrald cannot use
+// must not be blamed on the request (400) nor be a 500, whether it is read
+// for the request itself or, once cached, by the background refresh (where
+// an exception would end corrald, hence the child process).
+std::vector<std::string> unexpectedSlurmOutputPass() {
+  std::vector<std::string> problems;
+  const std::vector<std::string> outputs = {
+      "not json", "", "[]", R"({"jobs": "x"})", R"({"jobs": [1, null, "x"]})",
+      R"({"jobs": [{"job_id": "abc", "name": 5, "job_state": [1]}]})",
+      R"({"jobs": [{"job_id": 1e300, "node_count": -1e300, "submit_time": 1.5}]})",
+      R"({"jobs": [{"job_id": 1, "time_limit": {"set": "x", "infinite": "yes", "number": 5}}]})",
+      R"({"jobs": [{"job_id": 1, "exit_code": {"return_code": "x", "signal": {"signal_id": []}}}]})",
+      R"({"jobs": [{"job_id": 1, "array": {"job_id": {"infinite": 1}}, "state": {"current": {}}, "time": []}]})",
+      R"({"jobs": [{"job_id": 1, "tres": {"allocated": [{"type": "cpu", "count": {"number": "2"}}]}}]})"};
+  for (const auto& out : outputs) {
+    ApiHarness api;
+    Fuzzer f(api, problems);
+    f.notTheCallersFault = true;
+    // Cold: the request waits for this very read.
+    api.runtime.setExecHandler([out](const std::string&, const std::string&, const std::vector<std::string>& argv) {
+      ProcessResult r;
+      r.exitCode = 0;
+      if (argv.size() > 1 && argv[1] == "--json") r.out = out;
+      return StatusOr<ProcessResult>(r);
+    });
+    f.send({"GET", "/api/v1/clusters/a/jobs", ""});
+    f.send({"GET", "/api/v1/clusters/a/jobs/history", ""});
+    f.send({"GET", "/api/v1/clusters/a/jobs/1", ""});
+    // Stale: served from the cache while the refresher reads it again.
+    api.clock.advance(5000);
+    f.send({"GET", "/api/v1/clusters/a/jobs", ""});
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // Let the refresher run.
+    f.healthy("squeue printing " + brief(out, 60));
+  }
+  for (auto& p : problems) p = "(bad Slurm output) " + p;
+  return problems;
+}
+
+TEST(ApiFuzzTest, UnexpectedSlurmOutputIsNeitherACallerErrorNorAServerError) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        std::vector<std::string> problems = unexpectedSlurmOutputPass();
+        std::fprintf(stderr, "%zu problems:%s\n", problems.size(), report(problems).c_str());
+        std::_Exit(problems.empty() ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "")
+      << "the pass found problems or corrald crashed; its output is above";
 }
 
 // A request refused before its body was read (no token) must not leave the

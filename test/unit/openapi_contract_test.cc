@@ -446,10 +446,11 @@ TEST_F(OpenapiContractTest, CreateRefusesWhatTheDocumentDoesNotList) {
       {"nodeGenerations", json{{"slinky-0", 1}}},
       {"loginGeneration", 1},
       {"controllerGeneration", 1}};
+  int n = 0;
   for (auto it = spec.begin(); it != spec.end(); ++it) {
     if (create.contains(it.key())) continue;
     ASSERT_TRUE(values.count(it.key())) << "no test value for ClusterSpec's " << it.key();
-    json body = {{"name", "evil"}, {"gpuNodes", 1}, {"sshKeys", {kTestSshKey}}, {it.key(), values.at(it.key())}};
+    json body = {{"name", "evil" + std::to_string(n++)}, {"gpuNodes", 1}, {"sshKeys", {kTestSshKey}}, {it.key(), values.at(it.key())}};
     json before = api_.snapshot();
     Answer a = expect("POST", "/api/v1/clusters", body.dump(), 400, api_.token("alice"));
     EXPECT_EQ(api_.snapshot(), before) << it.key() << ": " << a.raw;
