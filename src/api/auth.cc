@@ -119,7 +119,12 @@ StatusOr<Caller> authenticate(Store& store, const std::string& authorization) {
   return Caller{account->name, account->admin, account->projects};
 }
 
-Status validateAccountName(const std::string& name) { return validateName("account", name); }
+Status validateAccountName(const std::string& name) {
+  // "corral" signs the reconciler's own revisions (rollbacks).
+  if (name == "corral")
+    return invalidArgument("\"corral\" is reserved for corral's own changes; choose another name");
+  return validateName("account", name);
+}
 Status validateProjectName(const std::string& name) { return validateName("project", name); }
 
 }  // namespace corral

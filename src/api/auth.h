@@ -44,7 +44,9 @@ StatusOr<std::string> issueToken(Store& store, Clock& clock, const std::string& 
 StatusOr<Caller> authenticate(Store& store, const std::string& authorization);
 
 // Account and project names: 1–40 lowercase letters, digits, '-', '_' or
-// '.', starting with a letter or digit.
+// '.', starting with a letter or digit. "corral" is no account's name: it
+// is the author of the reconciler's rollbacks. Revisions a request makes
+// carry its account's name as their author.
 Status validateAccountName(const std::string& name);
 Status validateProjectName(const std::string& name);
 

@@ -5,6 +5,8 @@
 
 #include <set>
 
+#include <sstream>
+
 #include "api/http_util.h"
 #include "api/server.h"
 #include "common/diff.h"
@@ -126,7 +128,7 @@ StatusOr<ApiServer::ChangeResult> ApiServer::change(const std::string& name, Act
     if (spec == r.spec && !always) return ChangeResult{r, false};
     r.spec = spec;
     r.revision += 1;
-    r.changeAuthor = "api";
+    r.changeAuthor = caller().user.empty() ? "api" : caller().user;
     r.changeMessage = message;
     r.changeForce = force;
     r.updatedAt = clock_.unixMillis() / 1000;
@@ -149,7 +151,7 @@ void ApiServer::changeRoutes() {
     sendChange(res, after->record, after->made, reconciler_.observedNodes(name), extra);
   };
 
-  http_->Get(kCluster + "/revisions", [this](const httplib::Request& req, httplib::Response& res) {
+  get(kCluster + "/revisions", [this](const httplib::Request& req, httplib::Response& res) {
     auto r = findCluster(req.matches[1]);
     if (!r.isOk()) return sendError(res, r.status());
     auto history = store_.listRevisions(r->spec.name);
@@ -159,7 +161,7 @@ void ApiServer::changeRoutes() {
     sendJson(res, 200, {{"revisions", list}, {"appliedRevision", r->appliedRevision}});
   });
 
-  http_->Post(kCluster + "/scale", [this, answer](const httplib::Request& req,
+  post(kCluster + "/scale", [this, answer](const httplib::Request& req,
                                                   httplib::Response& res) {
     std::string name = req.matches[1];
     auto body = jsonBody(req);
@@ -223,7 +225,7 @@ void ApiServer::changeRoutes() {
     answer(res, name, after, extra);
   });
 
-  http_->Get(kCluster + "/partitions", [this](const httplib::Request& req, httplib::Response& res) {
+  get(kCluster + "/partitions", [this](const httplib::Request& req, httplib::Response& res) {
     auto r = findCluster(req.matches[1]);
     if (!r.isOk()) return sendError(res, r.status());
     json list = json::array();
@@ -268,7 +270,7 @@ void ApiServer::changeRoutes() {
     return p;
   };
 
-  http_->Post(kCluster + "/partitions", [this, answer, readPartition](const httplib::Request& req,
+  post(kCluster + "/partitions", [this, answer, readPartition](const httplib::Request& req,
                                                                       httplib::Response& res) {
     std::string name = req.matches[1];
     auto p = readPartition(req, true);
@@ -288,7 +290,7 @@ void ApiServer::changeRoutes() {
     answer(res, name, after);
   });
 
-  http_->Put(kCluster + "/partitions/([^/]+)", [this, answer, readPartition](
+  put(kCluster + "/partitions/([^/]+)", [this, answer, readPartition](
                                                    const httplib::Request& req,
                                                    httplib::Response& res) {
     std::string name = req.matches[1];
@@ -313,7 +315,7 @@ void ApiServer::changeRoutes() {
     answer(res, name, after);
   });
 
-  http_->Delete(kCluster + "/partitions/([^/]+)", [this, answer](const httplib::Request& req,
+  del(kCluster + "/partitions/([^/]+)", [this, answer](const httplib::Request& req,
                                                                  httplib::Response& res) {
     std::string name = req.matches[1], partition = req.matches[2];
     bool force = req.get_param_value("force") == "true";
@@ -351,18 +353,36 @@ void ApiServer::changeRoutes() {
     answer(res, name, after, {{"jobsInPartition", jobs}});
   });
 
-  http_->Get("/api/v1/slurm-params", [](const httplib::Request&, httplib::Response& res) {
+  get("/api/v1/slurm-params", [](const httplib::Request&, httplib::Response& res) {
     json conf = json::array(), part = json::array();
     for (const auto& d : slurmConfParams()) conf.push_back(paramDefToJson(d));
     for (const auto& d : partitionParams()) part.push_back(paramDefToJson(d));
     sendJson(res, 200, {{"slurmConf", conf}, {"partition", part}});
   });
 
-  http_->Get(kCluster + "/config", [this](const httplib::Request& req, httplib::Response& res) {
+  get(kCluster + "/config", [this](const httplib::Request& req, httplib::Response& res) {
     auto r = findCluster(req.matches[1]);
     if (!r.isOk()) return sendError(res, r.status());
+    // What the rendered slurm.conf says: corral's defaults with the user's
+    // settings over them (node and partition lines left out).
+    json effective = json::object();
+    if (auto rendered = renderCluster(*r); rendered.isOk()) {
+      auto conf = rendered->files.find("etc/slurm/slurm.conf");
+      std::istringstream lines(conf == rendered->files.end() ? "" : conf->second.content);
+      std::string line;
+      while (std::getline(lines, line)) {
+        auto eq = line.find('=');
+        if (line.empty() || line[0] == '#' || eq == std::string::npos) continue;
+        std::string key = line.substr(0, eq);
+        if (key == "NodeName" || key == "PartitionName" || key == "DownNodes" ||
+            key == "NodeSet")
+          continue;
+        effective[key] = line.substr(eq + 1);
+      }
+    }
     sendJson(res, 200,
              {{"slurmConf", r->spec.slurmConf},
+              {"effective", effective},
               {"revision", r->revision},
               {"appliedRevision", r->appliedRevision}});
   });
@@ -376,7 +396,7 @@ void ApiServer::changeRoutes() {
     return readNames(body, "unset", unset);
   };
 
-  http_->Patch(kCluster + "/config", [this, answer, readConfigChange](const httplib::Request& req,
+  patch(kCluster + "/config", [this, answer, readConfigChange](const httplib::Request& req,
                                                                       httplib::Response& res) {
     std::string name = req.matches[1];
     std::map<std::string, std::string> set;
@@ -392,7 +412,7 @@ void ApiServer::changeRoutes() {
 
   // What applying the cluster's desired revision, plus the change in the
   // body if any, would do to the rendered files.
-  http_->Post(kCluster + "/config/diff", [this, readConfigChange](const httplib::Request& req,
+  post(kCluster + "/config/diff", [this, readConfigChange](const httplib::Request& req,
                                                                   httplib::Response& res) {
     std::string name = req.matches[1];
     std::map<std::string, std::string> set;
@@ -427,7 +447,7 @@ void ApiServer::changeRoutes() {
               {"restartsSlurmctld", controllerRestartKey(applied) != controllerRestartKey(next)}});
   });
 
-  http_->Put(kCluster + "/ssh-keys", [this, answer](const httplib::Request& req,
+  put(kCluster + "/ssh-keys", [this, answer](const httplib::Request& req,
                                                     httplib::Response& res) {
     std::string name = req.matches[1];
     auto body = jsonBody(req);
@@ -449,7 +469,7 @@ void ApiServer::changeRoutes() {
     answer(res, name, after);
   });
 
-  http_->Post(kCluster + "/login/restart", [this, answer](const httplib::Request& req,
+  post(kCluster + "/login/restart", [this, answer](const httplib::Request& req,
                                                           httplib::Response& res) {
     std::string name = req.matches[1];
     auto after = change(name, Action::kLoginRestart, "restart the login service", false, true,
@@ -460,7 +480,7 @@ void ApiServer::changeRoutes() {
     answer(res, name, after);
   });
 
-  http_->Post(kCluster + "/controller/restart", [this, answer](const httplib::Request& req,
+  post(kCluster + "/controller/restart", [this, answer](const httplib::Request& req,
                                                                httplib::Response& res) {
     std::string name = req.matches[1];
     auto after = change(name, Action::kControllerRestart, "restart the controller", false, true,
@@ -471,7 +491,7 @@ void ApiServer::changeRoutes() {
     answer(res, name, after);
   });
 
-  http_->Post(kCluster + "/reconfigure", [this, answer](const httplib::Request& req,
+  post(kCluster + "/reconfigure", [this, answer](const httplib::Request& req,
                                                         httplib::Response& res) {
     std::string name = req.matches[1];
     auto r = findCluster(name);
@@ -490,7 +510,7 @@ void ApiServer::changeRoutes() {
     answer(res, name, after);
   });
 
-  http_->Post(kCluster + "/terminate", [this](const httplib::Request& req, httplib::Response& res) {
+  post(kCluster + "/terminate", [this](const httplib::Request& req, httplib::Response& res) {
     std::string name = req.matches[1];
     for (int attempt = 0;; ++attempt) {
       auto r = findCluster(name);
@@ -513,7 +533,7 @@ void ApiServer::changeRoutes() {
     }
   });
 
-  http_->Post(kCluster + "/clone", [this](const httplib::Request& req, httplib::Response& res) {
+  post(kCluster + "/clone", [this](const httplib::Request& req, httplib::Response& res) {
     std::string name = req.matches[1];
     auto body = jsonBody(req);
     if (!body.isOk()) return sendError(res, body.status());

@@ -72,14 +72,14 @@ void ApiServer::consoleRoutes() {
                serve(req.matches[1], res);
              });
 
-  http_->Get("/api/v1/openapi.json", [](const httplib::Request&, httplib::Response& res) {
+  get("/api/v1/openapi.json", [](const httplib::Request&, httplib::Response& res) {
     const auto& files = embeddedFiles();
     auto it = files.find("api/openapi.json");
     if (it == files.end()) return sendError(res, internalError("corrald was built without its OpenAPI document"));
     res.set_content(std::string(it->second), "application/json");
   });
 
-  http_->Get("/api/v1/whoami", [](const httplib::Request&, httplib::Response& res) {
+  get("/api/v1/whoami", [](const httplib::Request&, httplib::Response& res) {
     const Caller& c = caller();
     sendJson(res, 200, {{"user", c.user}, {"admin", c.admin}, {"projects", c.projects}});
   });

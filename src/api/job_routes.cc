@@ -96,10 +96,10 @@ void ApiServer::jobRoutes() {
       res.set_content(std::move(out), "application/json");
     };
   };
-  http_->Get(kCluster + "/jobs", list(JobCache::Kind::kQueue));
-  http_->Get(kCluster + "/jobs/history", list(JobCache::Kind::kHistory));
+  get(kCluster + "/jobs", list(JobCache::Kind::kQueue));
+  get(kCluster + "/jobs/history", list(JobCache::Kind::kHistory));
 
-  http_->Get(kCluster + R"(/jobs/([0-9]{1,10}))", [this, running](const httplib::Request& req,
+  get(kCluster + R"(/jobs/([0-9]{1,10}))", [this, running](const httplib::Request& req,
                                                                   httplib::Response& res) {
     auto r = running(req.matches[1]);
     if (!r.isOk()) return sendError(res, r.status());
@@ -118,7 +118,7 @@ void ApiServer::jobRoutes() {
                             " in its queue or in the last 7 days of its history"));
   });
 
-  http_->Get(kCluster + "/metrics", [this](const httplib::Request& req, httplib::Response& res) {
+  get(kCluster + "/metrics", [this](const httplib::Request& req, httplib::Response& res) {
     auto r = findCluster(req.matches[1]);
     if (!r.isOk()) return sendError(res, r.status());
     json samples = json::array();

@@ -81,7 +81,7 @@ void ApiServer::nodeRoutes() {
     return out;
   };
 
-  http_->Get("/api/v1/volumes", [this, usersOf](const httplib::Request&, httplib::Response& res) {
+  get("/api/v1/volumes", [this, usersOf](const httplib::Request&, httplib::Response& res) {
     auto all = store_.listVolumes();
     if (!all.isOk()) return sendError(res, all.status());
     json list = json::array();
@@ -95,7 +95,7 @@ void ApiServer::nodeRoutes() {
     sendJson(res, 200, {{"volumes", list}});
   });
 
-  http_->Post("/api/v1/volumes", [this](const httplib::Request& req, httplib::Response& res) {
+  post("/api/v1/volumes", [this](const httplib::Request& req, httplib::Response& res) {
     auto body = jsonBody(req);
     if (!body.isOk()) return sendError(res, body.status());
     for (auto it = body->begin(); it != body->end(); ++it)
@@ -156,7 +156,7 @@ void ApiServer::nodeRoutes() {
     sendJson(res, 201, volumeToJson(*created));
   });
 
-  http_->Get(R"(/api/v1/volumes/([^/]+))", [this, usersOf](const httplib::Request& req,
+  get(R"(/api/v1/volumes/([^/]+))", [this, usersOf](const httplib::Request& req,
                                                             httplib::Response& res) {
     auto v = findVolume(req.matches[1]);
     if (!v.isOk()) return sendError(res, v.status());
@@ -166,7 +166,7 @@ void ApiServer::nodeRoutes() {
     sendJson(res, 200, j);
   });
 
-  http_->Delete(R"(/api/v1/volumes/([^/]+))", [this, usersOf](const httplib::Request& req,
+  del(R"(/api/v1/volumes/([^/]+))", [this, usersOf](const httplib::Request& req,
                                                                httplib::Response& res) {
     auto v = findVolume(req.matches[1]);
     if (!v.isOk()) return sendError(res, v.status());
@@ -186,7 +186,7 @@ void ApiServer::nodeRoutes() {
     sendJson(res, 200, volumeToJson(*v));
   });
 
-  http_->Post(kCluster + "/volumes", [this, answer](const httplib::Request& req,
+  post(kCluster + "/volumes", [this, answer](const httplib::Request& req,
                                                     httplib::Response& res) {
     std::string name = req.matches[1];
     auto body = jsonBody(req);
@@ -217,7 +217,7 @@ void ApiServer::nodeRoutes() {
     answer(res, name, after);
   });
 
-  http_->Delete(kCluster + "/volumes/([^/]+)", [this, answer](const httplib::Request& req,
+  del(kCluster + "/volumes/([^/]+)", [this, answer](const httplib::Request& req,
                                                               httplib::Response& res) {
     std::string name = req.matches[1], volume = req.matches[2];
     auto after = change(name, Action::kVolumes, "detach volume " + volume, false, false,
@@ -258,7 +258,7 @@ void ApiServer::nodeRoutes() {
     return v;
   };
 
-  http_->Get(kCluster + "/nodes", [this, nodeView](const httplib::Request& req,
+  get(kCluster + "/nodes", [this, nodeView](const httplib::Request& req,
                                                    httplib::Response& res) {
     auto r = findCluster(req.matches[1]);
     if (!r.isOk()) return sendError(res, r.status());
@@ -268,7 +268,7 @@ void ApiServer::nodeRoutes() {
     sendJson(res, 200, {{"nodes", list}});
   });
 
-  http_->Get(kCluster + "/nodes/([^/]+)", [this, nodeView](const httplib::Request& req,
+  get(kCluster + "/nodes/([^/]+)", [this, nodeView](const httplib::Request& req,
                                                            httplib::Response& res) {
     auto r = findCluster(req.matches[1]);
     if (!r.isOk()) return sendError(res, r.status());
@@ -290,7 +290,7 @@ void ApiServer::nodeRoutes() {
                             quoteForMessage(node)));
   });
 
-  http_->Post(kCluster + "/nodes/([^/]+)/reboot", [this, answer](const httplib::Request& req,
+  post(kCluster + "/nodes/([^/]+)/reboot", [this, answer](const httplib::Request& req,
                                                                  httplib::Response& res) {
     std::string name = req.matches[1], node = req.matches[2];
     auto r = findCluster(name);
@@ -306,7 +306,7 @@ void ApiServer::nodeRoutes() {
     answer(res, name, after);
   });
 
-  http_->Post(kCluster + "/nodes/([^/]+)/inject-xid", [this](const httplib::Request& req,
+  post(kCluster + "/nodes/([^/]+)/inject-xid", [this](const httplib::Request& req,
                                                              httplib::Response& res) {
     std::string name = req.matches[1], node = req.matches[2];
     auto r = findCluster(name);
@@ -331,7 +331,7 @@ void ApiServer::nodeRoutes() {
 
   // ---- Login users -----------------------------------------------------------
 
-  http_->Get(kCluster + "/users", [this](const httplib::Request& req, httplib::Response& res) {
+  get(kCluster + "/users", [this](const httplib::Request& req, httplib::Response& res) {
     auto r = findCluster(req.matches[1]);
     if (!r.isOk()) return sendError(res, r.status());
     json list = json::array();
@@ -343,7 +343,7 @@ void ApiServer::nodeRoutes() {
     sendJson(res, 200, {{"users", list}});
   });
 
-  http_->Post(kCluster + "/users", [this, answer](const httplib::Request& req,
+  post(kCluster + "/users", [this, answer](const httplib::Request& req,
                                                   httplib::Response& res) {
     std::string name = req.matches[1];
     auto body = jsonBody(req);
@@ -381,7 +381,7 @@ void ApiServer::nodeRoutes() {
     answer(res, name, after);
   });
 
-  http_->Delete(kCluster + "/users/([^/]+)", [this, answer](const httplib::Request& req,
+  del(kCluster + "/users/([^/]+)", [this, answer](const httplib::Request& req,
                                                             httplib::Response& res) {
     std::string name = req.matches[1], user = req.matches[2];
     auto after = change(name, Action::kUsers, "remove login user " + user, false, false,

@@ -55,6 +55,28 @@ thread_local Caller tCaller;
 
 const Caller& ApiServer::caller() { return tCaller; }
 
+ApiServer::Handler ApiServer::authenticated(Handler handler) {
+  return [this, handler = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
+    auto who = authenticate(store_, req.get_header_value("Authorization"));
+    if (!who.isOk()) {
+      if (who.status().code() == Code::kUnauthenticated)
+        res.set_header("WWW-Authenticate", "Bearer realm=\"corral\"");
+      return sendError(res, who.status());
+    }
+    tCaller = std::move(*who);
+    struct Forget {
+      ~Forget() { tCaller = Caller{}; }
+    } forget;
+    handler(req, res);
+  };
+}
+
+void ApiServer::get(const std::string& p, Handler h) { http_->Get(p, authenticated(std::move(h))); }
+void ApiServer::post(const std::string& p, Handler h) { http_->Post(p, authenticated(std::move(h))); }
+void ApiServer::put(const std::string& p, Handler h) { http_->Put(p, authenticated(std::move(h))); }
+void ApiServer::patch(const std::string& p, Handler h) { http_->Patch(p, authenticated(std::move(h))); }
+void ApiServer::del(const std::string& p, Handler h) { http_->Delete(p, authenticated(std::move(h))); }
+
 StatusOr<std::string> ApiServer::projectFor(const std::string& requested) {
   if (requested.empty()) return caller().defaultProject();
   RETURN_IF_ERROR(validateProjectName(requested));
@@ -75,7 +97,7 @@ StatusOr<ClusterRecord> ApiServer::createCluster(ClusterSpec spec, const std::st
   r.phase = "queued";
   r.revision = 1;
   r.platformPartitions = options_.platformPartitions;
-  r.changeAuthor = "api";
+  r.changeAuthor = caller().user.empty() ? "api" : caller().user;
   r.changeMessage = why;
   r.createdAt = r.updatedAt = clock_.unixMillis() / 1000;
   auto created = store_.createCluster(r);
@@ -147,27 +169,23 @@ void ApiServer::routes() {
   // Answers are small and clients keep connections alive: without this,
   // Nagle's algorithm and the client's delayed ACK add ~40 ms to each.
   http_->set_tcp_nodelay(true);
-  // Every /api/ request is authenticated before its route runs; the console's
-  // files and /healthz hold no data and need no token.
-  http_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-    tCaller = Caller{};
-    if (req.path.rfind("/api/", 0) != 0) return httplib::Server::HandlerResponse::Unhandled;
-    auto who = authenticate(store_, req.get_header_value("Authorization"));
-    if (!who.isOk()) {
-      if (who.status().code() == Code::kUnauthenticated)
-        res.set_header("WWW-Authenticate", "Bearer realm=\"corral\"");
-      sendError(res, who.status());
-      return httplib::Server::HandlerResponse::Handled;
-    }
-    tCaller = std::move(*who);
-    return httplib::Server::HandlerResponse::Unhandled;
-  });
+  // Every /api/ route is registered through `authenticated` (see `get`);
+  // the console's files and /healthz hold no data and need no token.
   http_->set_exception_handler([](const httplib::Request&, httplib::Response& res,
                                   std::exception_ptr) {
     sendError(res, internalError("the server hit an unexpected error; see corrald's log"));
   });
-  http_->set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+  http_->set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
+    // Nothing under /api/ is described to a caller without a valid token,
+    // not even which paths exist.
+    if (res.status == 404 && req.path.rfind("/api/", 0) == 0) {
+      auto who = authenticate(store_, req.get_header_value("Authorization"));
+      if (!who.isOk()) {
+        res.status = httpStatus(who.status().code());
+        return sendError(res, who.status());
+      }
+    }
     const std::string clusters = "/api/v1/clusters/";
     if (res.status == 404 && req.path.rfind(clusters, 0) == 0)
       // A name with a '/' (e.g. "../x") matches no route: it is no cluster.
@@ -189,7 +207,7 @@ void ApiServer::routes() {
     sendJson(res, 200, {{"status", "ok"}});
   });
 
-  http_->Get("/api/v1/clusters", [this](const httplib::Request&, httplib::Response& res) {
+  get("/api/v1/clusters", [this](const httplib::Request&, httplib::Response& res) {
     auto all = store_.listClusters();
     if (!all.isOk()) return sendError(res, all.status());
     json list = json::array();
@@ -199,7 +217,7 @@ void ApiServer::routes() {
     sendJson(res, 200, {{"clusters", list}});
   });
 
-  http_->Post("/api/v1/clusters", [this](const httplib::Request& req, httplib::Response& res) {
+  post("/api/v1/clusters", [this](const httplib::Request& req, httplib::Response& res) {
     auto body = jsonBody(req);
     if (!body.isOk()) return sendError(res, body.status());
     std::string requested;
@@ -224,14 +242,14 @@ void ApiServer::routes() {
     return r;
   };
 
-  http_->Get(R"(/api/v1/clusters/([^/]+))", [this, lookup](const httplib::Request& req,
+  get(R"(/api/v1/clusters/([^/]+))", [this, lookup](const httplib::Request& req,
                                                            httplib::Response& res) {
     auto r = lookup(req.matches[1], res);
     if (!r.isOk()) return;
     sendJson(res, 200, clusterView(*r, reconciler_.observedNodes(r->spec.name)));
   });
 
-  http_->Delete(R"(/api/v1/clusters/([^/]+))", [this, lookup](const httplib::Request& req,
+  del(R"(/api/v1/clusters/([^/]+))", [this, lookup](const httplib::Request& req,
                                                               httplib::Response& res) {
     auto r = lookup(req.matches[1], res);
     if (!r.isOk()) return;
@@ -260,7 +278,7 @@ void ApiServer::routes() {
     sendJson(res, 202, clusterView(rec, {}));
   });
 
-  http_->Get(R"(/api/v1/clusters/([^/]+)/events)", [this, lookup](const httplib::Request& req,
+  get(R"(/api/v1/clusters/([^/]+)/events)", [this, lookup](const httplib::Request& req,
                                                                   httplib::Response& res) {
     auto r = lookup(req.matches[1], res);
     if (!r.isOk()) return;

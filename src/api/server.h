@@ -18,6 +18,8 @@
 
 namespace httplib {
 class Server;
+struct Request;
+struct Response;
 }
 
 namespace corral {
@@ -53,6 +55,18 @@ class ApiServer {
   void stop();
 
  private:
+  using Handler = std::function<void(const httplib::Request&, httplib::Response&)>;
+  // Register an API route: the handler runs only for an authenticated
+  // request, with `caller()` set. httplib has read the request's body by
+  // then, so a refused request never leaves it in the connection to be
+  // parsed as the next request.
+  void get(const std::string& pattern, Handler handler);
+  void post(const std::string& pattern, Handler handler);
+  void put(const std::string& pattern, Handler handler);
+  void patch(const std::string& pattern, Handler handler);
+  void del(const std::string& pattern, Handler handler);
+  Handler authenticated(Handler handler);
+
   void routes();
   // src/api/change_routes.cc: everything that makes a new revision.
   void changeRoutes();
@@ -62,8 +76,8 @@ class ApiServer {
   void consoleRoutes();
   // src/api/job_routes.cc: jobs and metrics, read from Slurm.
   void jobRoutes();
-  // The account the current request acts for. Set by the pre-routing
-  // handler for every /api/ request on the thread that then runs its route.
+  // The account the current request acts for, set by `authenticated` on
+  // the thread that runs the route.
   static const Caller& caller();
   // A cluster the caller may see; NotFound, as for a name that does not
   // exist, otherwise.

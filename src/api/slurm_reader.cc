@@ -65,7 +65,8 @@ StatusOr<std::shared_ptr<const JobSnapshot>> JobCache::read(const Key& key) {
   auto out = fetch_(key.first, argvFor(key.second));
   if (!out.isOk()) return out.status();
   auto jobs = key.second == Kind::kQueue ? parseSqueueJson(*out) : parseSacctJson(*out);
-  if (!jobs.isOk()) return jobs.status();
+  // Output Slurm should not have printed is Slurm's trouble, not the caller's.
+  if (!jobs.isOk()) return unavailable(jobs.status().message());
   auto snap = std::make_shared<JobSnapshot>();
   snap->readAt = clock_.unixMillis();
   if (key.second == Kind::kQueue) {

@@ -51,6 +51,14 @@ export function configTab(ctx) {
     h('div', {class: 'form-buttons'}, discardButton, previewButton, applyButton, applyReason),
     applyError, result, diffBox);
 
+  // ---- What slurm.conf says now: corral's defaults and your settings ----
+  const effectiveBody = h('tbody');
+  const effective = h('details', {class: 'effective', testid: 'config-effective'},
+    h('summary', {}, 'Everything in slurm.conf (corral\'s defaults and your settings)'),
+    h('table', {class: 'table compact'},
+      h('thead', {}, h('tr', {}, ['Parameter', 'Value', 'Set by'].map((c) => h('th', {}, c)))),
+      effectiveBody));
+
   // ---- Revisions ----
   const revisionsBody = h('tbody');
   const revisions = h('table', {class: 'table compact', testid: 'revisions'},
@@ -61,7 +69,8 @@ export function configTab(ctx) {
     h('p', {class: 'muted'}, 'corral writes slurm.conf: edit it here, not on the controller (hand edits ' +
       'are overwritten by the next change). A change is checked by a throwaway slurmctld first; ' +
       'one slurmctld refuses is rolled back before anything live changes.'),
-    h('section', {class: 'card'}, h('h2', {}, 'Your settings'), currentMeta, error, currentTable, currentEmpty),
+    h('section', {class: 'card'}, h('h2', {}, 'Your settings'), currentMeta, error, currentTable, currentEmpty,
+      effective),
     editor,
     h('section', {class: 'card'}, h('h2', {}, 'Revisions'), revisions));
 
@@ -264,6 +273,13 @@ export function configTab(ctx) {
             disabled: !allowed.allowed, title: allowed.reason || 'Add "unset" to the pending change',
             onclick: () => { pending.set(k, null); changedPending(); }}, 'Unset…')));
       }, (e) => JSON.stringify([e, allowed, defs.length]));
+      const inEffect = Object.entries(conf.effective || {}).sort(([a], [b]) => a.localeCompare(b));
+      keyedRows(effectiveBody, inEffect, ([k]) => k, ([k, v]) =>
+        h('tr', {testid: `config-effective-${k}`},
+          h('td', {class: 'mono'}, k),
+          h('td', {class: 'mono wrap'}, v),
+          h('td', {}, k in slurmConf ? 'you' : 'corral')),
+      (e) => JSON.stringify([e, e[0] in slurmConf]));
       currentTable.hidden = entries.length === 0;
       currentEmpty.hidden = entries.length > 0;
       const list = (revs.revisions || []).slice().reverse();

@@ -503,6 +503,10 @@ describe('corral web console', {timeout: 20 * 60 * 1000}, () => {
       return s === 'Applied';
     }, {timeout: 180000});
     await waitText('MinJobAge in the settings', byId('config-row-MinJobAge').getByTestId('value'), /^200$/);
+    // Everything slurm.conf says, with who set it.
+    await byId('config-effective').locator('summary').click();
+    await waitText('MinJobAge in effect, set by you', byId('config-effective-MinJobAge'), /MinJobAge\s*200\s*you/);
+    await waitText('a default of corral\'s', byId('config-effective-SelectType'), /select\/cons_tres\s*corral/);
     await shot('config');
   });
 

@@ -236,6 +236,64 @@ TEST_F(BadInputE2E, MalformedApiBodiesGet400AndChangeNothing) {
   EXPECT_EQ(json::parse(list.out)["clusters"].size(), 0u);
 }
 
+// Who may do what, against the real corrald and CLI: tokens made with
+// `corrald admin`, projects, and 404 (not 403) for another project's things.
+TEST_F(BadInputE2E, TokensKeepOneUsersThingsFromAnother) {
+  auto code = [&](const std::string& token, const std::string& path) {
+    std::vector<std::string> argv = {"curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}"};
+    if (!token.empty()) argv.insert(argv.end(), {"-H", "Authorization: Bearer " + token});
+    argv.push_back(h().url() + path);
+    auto r = realProcessRunner().run(argv);
+    return r.isOk() ? r->out : "curl failed";
+  };
+  EXPECT_EQ(code("", "/api/v1/clusters"), "401");
+  EXPECT_EQ(code("corral_not-a-token", "/api/v1/clusters"), "401");
+  EXPECT_EQ(code("", "/healthz"), "200");
+
+  ASSERT_EQ(h().admin({"user", "add", "alice", "--project", "ml"}).exitCode, 0);
+  ASSERT_EQ(h().admin({"user", "add", "bob", "--project", "cv"}).exitCode, 0);
+  auto token = [&](const std::string& user) {
+    auto t = h().admin({"token", "create", user});
+    EXPECT_EQ(t.exitCode, 0) << t.err;
+    return t.out.substr(0, t.out.find('\n'));
+  };
+  std::string alice = token("alice"), bob = token("bob");
+  auto as = [&](const std::string& t, std::vector<std::string> args) {
+    args.insert(args.begin(), {"--token", t});
+    return h().corral(args);
+  };
+  auto made = as(alice, {"volume", "create", "alice-data"});
+  ASSERT_EQ(made.exitCode, 0) << made.err;
+  EXPECT_NE(as(alice, {"volume", "list"}).out.find("alice-data"), std::string::npos);
+  EXPECT_EQ(as(bob, {"volume", "list"}).out.find("alice-data"), std::string::npos);
+  auto get = as(bob, {"volume", "get", "alice-data"});
+  EXPECT_NE(get.exitCode, 0);
+  EXPECT_NE(get.err.find("no volume named"), std::string::npos) << get.err;
+  EXPECT_EQ(code(bob, "/api/v1/volumes/alice-data"), "404");
+  EXPECT_NE(as(bob, {"volume", "delete", "alice-data"}).exitCode, 0);
+  auto clash = as(bob, {"volume", "create", "alice-data"});
+  EXPECT_NE(clash.err.find("not available"), std::string::npos) << clash.err;
+  // The admin sees it; its owner deletes it.
+  EXPECT_NE(h().corral({"volume", "list"}).out.find("alice-data"), std::string::npos);
+  EXPECT_EQ(as(alice, {"volume", "delete", "alice-data"}).exitCode, 0);
+
+  // A revoked token stops working at once.
+  auto list = h().admin({"token", "list"});
+  std::istringstream lines(list.out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.find(" bob ") != std::string::npos) {
+      ASSERT_EQ(h().admin({"token", "revoke", line.substr(0, line.find(' '))}).exitCode, 0);
+    }
+  }
+  EXPECT_EQ(code(bob, "/api/v1/volumes"), "401");
+  // The log never carries a token.
+  std::ifstream in(h().dataDir() + "-corrald.log");
+  std::string log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(log.find(alice), std::string::npos);
+  EXPECT_EQ(log.find(h().token()), std::string::npos);
+}
+
 TEST(RecoveryE2E, CorraldKilledDuringCreateFinishesTheCreateAfterRestart) {
   Harness h;
   h.start();

@@ -2,9 +2,9 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/time.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -105,15 +105,20 @@ std::string sacctJson() {
        {"partition", "p1"},
        {"state", {{"current", json::array({"COMPLETED"})}, {"reason", "None"}}},
        {"nodes", "slinky-0"},
-       {"time", {{"submission", 1764400000}, {"start", 1764400001}, {"end", 1764400301},
-                 {"limit", wrapped(30)}}},
-       {"tres", {{"allocated", json::array({{{"type", "cpu"}, {"name", ""}, {"count", 1}},
-                                            {{"type", "node"}, {"name", ""}, {"count", 1}},
-                                            {{"type", "gres"}, {"name", "gpu"}, {"count", 1}}})}}},
+       {"time",
+        {{"submission", 1764400000},
+         {"start", 1764400001},
+         {"end", 1764400301},
+         {"limit", wrapped(30)}}},
+       {"tres",
+        {{"allocated", json::array({{{"type", "cpu"}, {"name", ""}, {"count", 1}},
+                                    {{"type", "node"}, {"name", ""}, {"count", 1}},
+                                    {{"type", "gres"}, {"name", "gpu"}, {"count", 1}}})}}},
        {"working_directory", "/shared"},
-       {"exit_code", {{"status", json::array({"SUCCESS"})},
-                      {"return_code", wrapped(0)},
-                      {"signal", {{"signal_id", {{"set", false}, {"infinite", false}, {"number", 0}}}}}}}});
+       {"exit_code",
+        {{"status", json::array({"SUCCESS"})},
+         {"return_code", wrapped(0)},
+         {"signal", {{"signal_id", {{"set", false}, {"infinite", false}, {"number", 0}}}}}}}});
   jobs.push_back({{"job_id", 31},
                   {"array", {{"job_id", 31}, {"task_id", wrapped(1)}}},
                   {"name", "sweep"},
@@ -132,7 +137,9 @@ StatusOr<ProcessResult> slurm(const std::string&, const std::string& pod,
   ProcessResult r;
   r.exitCode = 0;
   if (pod != "controller" || argv.empty()) return r;
-  auto has = [&](const std::string& a) { return std::find(argv.begin(), argv.end(), a) != argv.end(); };
+  auto has = [&](const std::string& a) {
+    return std::find(argv.begin(), argv.end(), a) != argv.end();
+  };
   if (argv[0] == "squeue" && has("--json")) {
     r.out = squeueJson();
   } else if (argv[0] == "sacct" && has("--json")) {
@@ -173,8 +180,8 @@ std::string firstHeaderValue(const std::string& head, const std::string& name) {
   std::istringstream lines(head);
   std::string line;
   while (std::getline(lines, line)) {
-    if (line.size() > name.size() + 1 && strncasecmp(line.c_str(), name.c_str(), name.size()) == 0 &&
-        line[name.size()] == ':') {
+    if (line.size() > name.size() + 1 &&
+        strncasecmp(line.c_str(), name.c_str(), name.size()) == 0 && line[name.size()] == ':') {
       std::string v = line.substr(name.size() + 1);
       while (!v.empty() && (v.front() == ' ')) v.erase(0, 1);
       while (!v.empty() && (v.back() == '\r' || v.back() == ' ')) v.pop_back();
@@ -302,28 +309,37 @@ void ApiHarness::populate() {
   controller.role = "controller";
   controller.address = "172.29.1.2";
   check(runtime.startPod(controller), "startPod");
-  json xid = {{"time", t},
-              {"code", 79},
-              {"pci", "0000:3b:00"},
-              {"class", "hardware"},
-              {"description", "GPU has fallen off the bus"},
-              {"action", "drained"},
-              {"line", "NVRM: Xid (PCI:0000:3b:00): 79, pid=4242, name=python, GPU has fallen off the bus"}};
+  json xid = {
+      {"time", t},
+      {"code", 79},
+      {"pci", "0000:3b:00"},
+      {"class", "hardware"},
+      {"description", "GPU has fallen off the bus"},
+      {"action", "drained"},
+      {"line",
+       "NVRM: Xid (PCI:0000:3b:00): 79, pid=4242, name=python, GPU has fallen off the bus"}};
   runtime.putFile("a", "pods/slinky-0/health.json",
-                  json{{"node", "slinky-0"}, {"slurmd", "ok"}, {"gpu", "xid"},
-                       {"xids", json::array({xid})}, {"time", t}}
+                  json{{"node", "slinky-0"},
+                       {"slurmd", "ok"},
+                       {"gpu", "xid"},
+                       {"xids", json::array({xid})},
+                       {"time", t}}
                       .dump());
   runtime.putFile("a", "pods/slinky-1/health.json",
-                  json{{"node", "slinky-1"}, {"slurmd", "not running"}, {"gpu", "ok"},
-                       {"xids", json::array()}, {"time", t}}
+                  json{{"node", "slinky-1"},
+                       {"slurmd", "not running"},
+                       {"gpu", "ok"},
+                       {"xids", json::array()},
+                       {"time", t}}
                       .dump());
 
   checked(store.createCluster(cluster("idle", kDefaultProject, ClusterStatus::kRunning, 1, 0, 2)),
           "createCluster idle");
   checked(store.createCluster(cluster("old", kDefaultProject, ClusterStatus::kTerminated, 0, 1, 3)),
           "createCluster old");
-  checked(store.createCluster(cluster("creating", kDefaultProject, ClusterStatus::kCreating, 2, 0, 4)),
-          "createCluster creating");
+  checked(
+      store.createCluster(cluster("creating", kDefaultProject, ClusterStatus::kCreating, 2, 0, 4)),
+      "createCluster creating");
   checked(store.createCluster(cluster("bee", "team-b", ClusterStatus::kRunning, 1, 0, 5)),
           "createCluster bee");
   for (const char* c : {"idle", "old", "creating", "bee"})
@@ -344,6 +360,10 @@ void ApiHarness::populate() {
   volume("bvol", "team-b", "sfs");
 }
 
+void ApiHarness::setReadTimeout(std::chrono::milliseconds timeout) {
+  client_->set_read_timeout(timeout.count() / 1000, (timeout.count() % 1000) * 1000);
+}
+
 std::string ApiHarness::token(const std::string& user) const {
   auto it = tokens_.find(user);
   return it == tokens_.end() ? "" : it->second;
@@ -358,8 +378,8 @@ Answer ApiHarness::parse(int status, std::string raw, std::string contentType) {
   return a;
 }
 
-Answer ApiHarness::send(const std::string& method, const std::string& path,
-                        const std::string& body, const std::string& tokenOf) {
+Answer ApiHarness::send(const std::string& method, const std::string& path, const std::string& body,
+                        const std::string& tokenOf) {
   httplib::Headers headers;
   std::string t = tokenOf == kAdmin ? token("admin") : tokenOf;
   if (!t.empty()) headers.emplace("Authorization", "Bearer " + t);
@@ -417,11 +437,9 @@ Answer ApiHarness::sendRaw(const std::string& request, int timeoutMs) {
   return a;
 }
 
-RawConnection::RawConnection(int port, int timeoutMs) {
+RawConnection::RawConnection(int port, int timeoutMs) : timeoutMs_(timeoutMs) {
   fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd_ < 0) return;
-  timeval tv{timeoutMs / 1000, (timeoutMs % 1000) * 1000};
-  setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(port));
@@ -446,7 +464,12 @@ bool RawConnection::write(const std::string& bytes) {
   return fd_ >= 0;
 }
 
-Answer RawConnection::read() {
+Answer RawConnection::read(int timeoutMs) {
+  if (fd_ >= 0) {
+    int ms = timeoutMs > 0 ? timeoutMs : timeoutMs_;
+    timeval tv{ms / 1000, (ms % 1000) * 1000};
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  }
   auto fill = [&] {
     char buf[65536];
     ssize_t n = fd_ < 0 ? -1 : ::recv(fd_, buf, sizeof buf, 0);
@@ -499,14 +522,16 @@ json ApiHarness::snapshot() {
   }
   s["clusters"] = clusters;
   json volumes = json::array();
-  for (const auto& v : checked(store.listVolumes(), "listVolumes")) volumes.push_back(volumeToJson(v));
+  for (const auto& v : checked(store.listVolumes(), "listVolumes"))
+    volumes.push_back(volumeToJson(v));
   s["volumes"] = volumes;
   json accounts = json::array();
   for (const auto& a : checked(store.listAccounts(), "listAccounts"))
     accounts.push_back({a.name, a.admin, a.projects});
   s["accounts"] = accounts;
   json tokens = json::array();
-  for (const auto& t : checked(store.listTokens(), "listTokens")) tokens.push_back({t.id, t.user, t.hash});
+  for (const auto& t : checked(store.listTokens(), "listTokens"))
+    tokens.push_back({t.id, t.user, t.hash});
   s["tokens"] = tokens;
   json dirs = json::array();
   std::error_code ec;

@@ -11,6 +11,7 @@
 
 #include <httplib.h>
 
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -55,11 +56,13 @@ class RawConnection {
 
   bool write(const std::string& bytes);
   // Reads one answer (head and Content-Length body); status 0 if the
-  // connection closed or timed out first.
-  Answer read();
+  // connection closed or `timeoutMs` (default: the connection's) passed
+  // first. What was read of an answer that timed out is kept for the next.
+  Answer read(int timeoutMs = 0);
 
  private:
   int fd_ = -1;
+  int timeoutMs_ = 0;
   std::string buffered_;
 };
 
@@ -99,6 +102,9 @@ class ApiHarness {
   // how many events it has, the files of its runtime (by size), volumes,
   // accounts, tokens and the volume directories under the data directory.
   nlohmann::json snapshot();
+
+  // How long `send` waits for an answer (30 s unless set).
+  void setReadTimeout(std::chrono::milliseconds timeout);
 
   std::string token(const std::string& user) const;
   int port() const { return api_->port(); }

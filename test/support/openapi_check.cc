@@ -18,13 +18,12 @@ constexpr int kMaxRefDepth = 64;
 const std::set<std::string>& knownKeywords() {
   static const std::set<std::string> k = {
       // Checked.
-      "type", "nullable", "properties", "required", "additionalProperties", "items", "enum",
-      "$ref", "oneOf", "anyOf", "allOf", "minimum", "maximum", "exclusiveMinimum",
-      "exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems", "pattern",
-      "minProperties", "maxProperties",
+      "type", "nullable", "properties", "required", "additionalProperties", "items", "enum", "$ref",
+      "oneOf", "anyOf", "allOf", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+      "minLength", "maxLength", "minItems", "maxItems", "pattern", "minProperties", "maxProperties",
       // Annotations, ignored.
-      "format", "description", "title", "example", "default", "readOnly", "writeOnly",
-      "deprecated", "externalDocs", "xml", "discriminator"};
+      "format", "description", "title", "example", "default", "readOnly", "writeOnly", "deprecated",
+      "externalDocs", "xml", "discriminator"};
   return k;
 }
 
@@ -162,14 +161,17 @@ class Checker {
       }
       if (matched == 0) fail(path, "matches none of oneOf: " + join(why));
       if (matched > 1)
-        fail(path, "matches " + std::to_string(matched) + " branches of oneOf, expected exactly one");
+        fail(path,
+             "matches " + std::to_string(matched) + " branches of oneOf, expected exactly one");
     }
   }
 
   std::vector<std::string> errors;
 
  private:
-  void fail(const std::string& path, const std::string& what) { errors.push_back(path + ": " + what); }
+  void fail(const std::string& path, const std::string& what) {
+    errors.push_back(path + ": " + what);
+  }
 
   std::vector<std::string> sub(const json& schema, const json& value, const std::string& path,
                                int depth) {
@@ -194,11 +196,16 @@ class Checker {
   static int compare(const json& a, const json& b) {
     if (a.is_number_integer() && b.is_number_integer()) {
       bool au = a.is_number_unsigned(), bu = b.is_number_unsigned();
-      if (au && bu) return a.get<uint64_t>() < b.get<uint64_t>() ? -1 : a.get<uint64_t>() > b.get<uint64_t>();
-      if (!au && !bu) return a.get<int64_t>() < b.get<int64_t>() ? -1 : a.get<int64_t>() > b.get<int64_t>();
+      if (au && bu)
+        return a.get<uint64_t>() < b.get<uint64_t>() ? -1 : a.get<uint64_t>() > b.get<uint64_t>();
+      if (!au && !bu)
+        return a.get<int64_t>() < b.get<int64_t>() ? -1 : a.get<int64_t>() > b.get<int64_t>();
       // One unsigned (>= 0) and one signed.
-      if (au) return b.get<int64_t>() < 0 || a.get<uint64_t>() > static_cast<uint64_t>(b.get<int64_t>())
-                         ? 1 : a.get<uint64_t>() == static_cast<uint64_t>(b.get<int64_t>()) ? 0 : -1;
+      if (au)
+        return b.get<int64_t>() < 0 || a.get<uint64_t>() > static_cast<uint64_t>(b.get<int64_t>())
+                   ? 1
+               : a.get<uint64_t>() == static_cast<uint64_t>(b.get<int64_t>()) ? 0
+                                                                              : -1;
       return -compare(b, a);
     }
     double x = a.get<double>(), y = b.get<double>();
@@ -226,11 +233,11 @@ class Checker {
 
   void checkString(const json& schema, const std::string& s, const std::string& path) {
     size_t len = utf8Length(s);
-    if (auto m = schema.find("minLength"); m != schema.end() && m->is_number_unsigned() &&
-                                           len < m->get<size_t>())
+    if (auto m = schema.find("minLength");
+        m != schema.end() && m->is_number_unsigned() && len < m->get<size_t>())
       fail(path, "is shorter than " + m->dump() + " characters");
-    if (auto m = schema.find("maxLength"); m != schema.end() && m->is_number_unsigned() &&
-                                           len > m->get<size_t>())
+    if (auto m = schema.find("maxLength");
+        m != schema.end() && m->is_number_unsigned() && len > m->get<size_t>())
       fail(path, "is longer than " + m->dump() + " characters");
     if (auto p = schema.find("pattern"); p != schema.end() && p->is_string()) {
       try {
@@ -244,11 +251,11 @@ class Checker {
   }
 
   void checkArray(const json& schema, const json& value, const std::string& path, int depth) {
-    if (auto m = schema.find("minItems"); m != schema.end() && m->is_number_unsigned() &&
-                                          value.size() < m->get<size_t>())
+    if (auto m = schema.find("minItems");
+        m != schema.end() && m->is_number_unsigned() && value.size() < m->get<size_t>())
       fail(path, "has " + std::to_string(value.size()) + " items, fewer than " + m->dump());
-    if (auto m = schema.find("maxItems"); m != schema.end() && m->is_number_unsigned() &&
-                                          value.size() > m->get<size_t>())
+    if (auto m = schema.find("maxItems");
+        m != schema.end() && m->is_number_unsigned() && value.size() > m->get<size_t>())
       fail(path, "has " + std::to_string(value.size()) + " items, more than " + m->dump());
     if (auto items = schema.find("items"); items != schema.end())
       for (size_t i = 0; i < value.size(); ++i)
@@ -259,15 +266,17 @@ class Checker {
     bool plain = !key.empty() && std::all_of(key.begin(), key.end(), [](unsigned char c) {
       return std::isalnum(c) || c == '_';
     });
-    return plain ? path + "." + key : path + "[" + json(key).dump(-1, ' ', false, json::error_handler_t::replace) + "]";
+    return plain
+               ? path + "." + key
+               : path + "[" + json(key).dump(-1, ' ', false, json::error_handler_t::replace) + "]";
   }
 
   void checkObject(const json& schema, const json& value, const std::string& path, int depth) {
-    if (auto m = schema.find("minProperties"); m != schema.end() && m->is_number_unsigned() &&
-                                               value.size() < m->get<size_t>())
+    if (auto m = schema.find("minProperties");
+        m != schema.end() && m->is_number_unsigned() && value.size() < m->get<size_t>())
       fail(path, "has fewer than " + m->dump() + " members");
-    if (auto m = schema.find("maxProperties"); m != schema.end() && m->is_number_unsigned() &&
-                                               value.size() > m->get<size_t>())
+    if (auto m = schema.find("maxProperties");
+        m != schema.end() && m->is_number_unsigned() && value.size() > m->get<size_t>())
       fail(path, "has more than " + m->dump() + " members");
     static const json kEmpty = json::object();
     auto p = schema.find("properties");
@@ -322,7 +331,8 @@ const json* jsonContentSchema(const json& holder) {
   return schema == media->end() ? nullptr : &*schema;
 }
 
-const char* const kMethods[] = {"get", "put", "post", "delete", "options", "head", "patch", "trace"};
+const char* const kMethods[] = {"get",     "put",  "post",  "delete",
+                                "options", "head", "patch", "trace"};
 
 // Walks every schema of the document, calling `visit(schema, where)`.
 template <typename F>
@@ -330,7 +340,8 @@ void eachSchema(const json& s, const std::string& where, const F& visit) {
   if (!s.is_object()) return;
   visit(s, where);
   for (const char* k : {"items", "additionalProperties"})
-    if (auto it = s.find(k); it != s.end() && it->is_object()) eachSchema(*it, where + "/" + k, visit);
+    if (auto it = s.find(k); it != s.end() && it->is_object())
+      eachSchema(*it, where + "/" + k, visit);
   if (auto props = s.find("properties"); props != s.end() && props->is_object())
     for (auto it = props->begin(); it != props->end(); ++it)
       eachSchema(*it, where + "/properties/" + it.key(), visit);
@@ -458,7 +469,8 @@ std::vector<std::string> lintDocument(const json& doc) {
       } else if (extra != s.end() && extra->is_boolean() && !extra->get<bool>()) {
         for (const auto& name : *r)
           if (!name.is_string() || props == s.end() || !props->contains(name.get<std::string>()))
-            problems.push_back(where + ": required " + name.dump() + " is not among its properties");
+            problems.push_back(where + ": required " + name.dump() +
+                               " is not among its properties");
       }
     }
   };
@@ -481,7 +493,8 @@ std::vector<std::string> lintDocument(const json& doc) {
         continue;
       }
       for (auto r = responses->begin(); r != responses->end(); ++r) {
-        if (const json* s = jsonContentSchema(*r)) eachSchema(*s, where + " " + r.key(), visit);
+        if (const json* s = jsonContentSchema(*r))
+          eachSchema(*s, where + " " + r.key(), visit);
         else if (!r->contains("$ref"))
           problems.push_back(where + " " + r.key() + ": no application/json schema");
       }

@@ -103,7 +103,7 @@ TEST_F(ApiChangesTest, ConfigSetStoresANormalisedRevision) {
   EXPECT_EQ(r.revision, 2);
   EXPECT_EQ(r.appliedRevision, 1);
   EXPECT_EQ(r.spec.slurmConf.at("MinJobAge"), "300");
-  EXPECT_EQ(r.changeAuthor, "api");
+  EXPECT_EQ(r.changeAuthor, "admin") << "a revision names the account that asked for it";
   // The same again changes nothing and stores nothing.
   Answer same = send("PATCH", "/api/v1/clusters/a/config", R"({"set": {"MinJobAge": "300"}})");
   EXPECT_EQ(same.status, 200);

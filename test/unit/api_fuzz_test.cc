@@ -10,6 +10,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <random>
@@ -22,8 +23,8 @@
 namespace corral::testing_support {
 namespace {
 
-using ::testing::IsEmpty;
 using nlohmann::json;
+using ::testing::IsEmpty;
 
 constexpr size_t kMaxBody = 1 << 20;
 
@@ -52,12 +53,18 @@ std::string brief(const std::string& s, size_t n = 160) {
 
 bool codeFits(int status, const std::string& code) {
   switch (status) {
-    case 400: return code == "InvalidArgument";
-    case 401: return code == "Unauthenticated";
-    case 404: return code == "NotFound";
-    case 409: return code == "Conflict" || code == "FailedPrecondition";
-    case 413: return code == "InvalidArgument";
-    case 503: return code == "Unavailable";
+    case 400:
+      return code == "InvalidArgument";
+    case 401:
+      return code == "Unauthenticated";
+    case 404:
+      return code == "NotFound";
+    case 409:
+      return code == "Conflict" || code == "FailedPrecondition";
+    case 413:
+      return code == "InvalidArgument";
+    case 503:
+      return code == "Unavailable";
   }
   return false;
 }
@@ -77,19 +84,26 @@ class Fuzzer {
     Answer a = api_.send(r.method, r.path, r.body, r.token);
     auto took = std::chrono::steady_clock::now() - start;
     ++sent;
-    std::string what = r.method + " " + brief(r.path) + (r.body.empty() ? "" : " body " + brief(r.body));
-    if (took > std::chrono::seconds(2))
+    std::string what =
+        r.method + " " + brief(r.path) + (r.body.empty() ? "" : " body " + brief(r.body));
+    // Not a benchmark: a hang detector, with room for a busy machine and a
+    // debug build.
+    if (took > std::chrono::seconds(5))
       problem(what + ": took " +
-              std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(took).count()) + " ms");
+              std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(took).count()) +
+              " ms");
     if (a.status == 0) return problem(what + ": no answer (did the server die?)");
     if (a.status >= 500)
       return problem(what + ": " + std::to_string(a.status) + " " + brief(a.raw, 300));
-    if (!a.body.is_object()) return problem(what + ": " + std::to_string(a.status) + " not a JSON object: " + brief(a.raw));
+    if (!a.body.is_object())
+      return problem(what + ": " + std::to_string(a.status) +
+                     " not a JSON object: " + brief(a.raw));
     const json& doc = openapiDocument();
     if (a.status >= 200 && a.status < 300) {
       const json* schema = responseSchema(doc, r.method, r.path, a.status);
       if (schema == nullptr)
-        return problem(what + ": undocumented success " + std::to_string(a.status) + " " + brief(a.raw));
+        return problem(what + ": undocumented success " + std::to_string(a.status) + " " +
+                       brief(a.raw));
       for (const auto& v : checkAgainstSchema(doc, *schema, a.body))
         problem(what + ": " + std::to_string(a.status) + " answer breaks the schema: " + v);
       acceptedAsDocumented(r, what);
@@ -98,24 +112,26 @@ class Fuzzer {
     }
     for (const auto& v : checkAgainstSchema(doc, doc["components"]["schemas"]["Error"], a.body))
       problem(what + ": error breaks the schema: " + v);
-    std::string code = a.body.contains("error") && a.body["error"].is_object()
-                           ? a.body["error"].value("code", "")
-                           : "";
+    std::string code;
+    if (a.body.contains("error") && a.body["error"].is_object() &&
+        a.body["error"].contains("code") && a.body["error"]["code"].is_string())
+      code = a.body["error"]["code"];
     if (!codeFits(a.status, code))
       problem(what + ": status " + std::to_string(a.status) + " with code \"" + code + "\"");
     if (notTheCallersFault && a.status == 400)
       problem(what + ": 400 for a well-formed request: " + brief(a.raw, 300));
     json after = api_.snapshot();
     if (after != before)
-      problem(what + ": refused with " + std::to_string(a.status) + " but changed the store: " +
-              brief(json::diff(before, after).dump(), 600));
+      problem(what + ": refused with " + std::to_string(a.status) +
+              " but changed the store: " + brief(json::diff(before, after).dump(), 600));
     before_ = std::move(after);
   }
 
   // The server still answers.
   void healthy(const std::string& after) {
     Answer h = api_.send("GET", "/healthz", "", "");
-    if (h.status != 200) problem("after " + after + ": /healthz answered " + std::to_string(h.status));
+    if (h.status != 200)
+      problem("after " + after + ": /healthz answered " + std::to_string(h.status));
   }
 
   int sent = 0;
@@ -156,22 +172,41 @@ class Fuzzer {
 json randomValue(std::mt19937& rng, int depth) {
   std::uniform_int_distribution<int> kind(0, depth > 0 ? 9 : 7);
   auto pick = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); };
-  static const std::vector<std::string> strings = {
-      "", "a", "slinky-0", "ALL", "../../etc/passwd", "a b", "x\ny", "\xC3\xA9", "%00", "a=b",
-      "MinJobAge", "-1", "1e3", "{}", std::string(300, 'z'), "ssh-ed25519 AAAA"};
+  static const std::vector<std::string> strings = {"",
+                                                   "a",
+                                                   "slinky-0",
+                                                   "ALL",
+                                                   "../../etc/passwd",
+                                                   "a b",
+                                                   "x\ny",
+                                                   "\xC3\xA9",
+                                                   "%00",
+                                                   "a=b",
+                                                   "MinJobAge",
+                                                   "-1",
+                                                   "1e3",
+                                                   "{}",
+                                                   std::string(300, 'z'),
+                                                   "ssh-ed25519 AAAA"};
   switch (kind(rng)) {
-    case 0: return nullptr;
-    case 1: return pick(2) == 0;
-    case 2: return static_cast<int64_t>(rng()) - static_cast<int64_t>(rng());
+    case 0:
+      return nullptr;
+    case 1:
+      return pick(2) == 0;
+    case 2:
+      return static_cast<int64_t>(rng()) - static_cast<int64_t>(rng());
     case 3: {
-      static const int64_t edges[] = {0, -1, 1, 2147483647, 2147483648LL, -2147483648LL,
-                                      INT64_MAX, INT64_MIN, 999, 1000000};
+      static const int64_t edges[] = {
+          0, -1, 1, 2147483647, 2147483648LL, -2147483648LL, INT64_MAX, INT64_MIN, 999, 1000000};
       return edges[pick(10)];
     }
-    case 4: return std::uniform_real_distribution<double>(-1e6, 1e6)(rng);
-    case 5: return pick(2) == 0 ? json(1e300) : json(18446744073709551615ULL);
+    case 4:
+      return std::uniform_real_distribution<double>(-1e6, 1e6)(rng);
+    case 5:
+      return pick(2) == 0 ? json(1e300) : json(18446744073709551615ULL);
     case 6:
-    case 7: return strings[static_cast<size_t>(pick(static_cast<int>(strings.size())))];
+    case 7:
+      return strings[static_cast<size_t>(pick(static_cast<int>(strings.size())))];
     case 8: {
       json a = json::array();
       for (int i = pick(4); i > 0; --i) a.push_back(randomValue(rng, depth - 1));
@@ -180,7 +215,8 @@ json randomValue(std::mt19937& rng, int depth) {
     default: {
       json o = json::object();
       for (int i = pick(4); i > 0; --i)
-        o[strings[static_cast<size_t>(pick(static_cast<int>(strings.size())))]] = randomValue(rng, depth - 1);
+        o[strings[static_cast<size_t>(pick(static_cast<int>(strings.size())))]] =
+            randomValue(rng, depth - 1);
       return o;
     }
   }
@@ -227,12 +263,20 @@ const json& resolved(const json& schema) {
 json validBody(const std::string& operationId) {
   const std::string key = kTestSshKey;
   static const std::map<std::string, json> bodies = {
-      {"createCluster", {{"name", "fz"}, {"gpuNodes", 1}, {"gpusPerNode", 1}, {"cpuNodes", 0},
-                         {"sshKeys", {key}}, {"project", "default"},
-                         {"containers", {{"registry", false}, {"cachePath", ""}, {"insecureRegistries", json::array()}}}}},
+      {"createCluster",
+       {{"name", "fz"},
+        {"gpuNodes", 1},
+        {"gpusPerNode", 1},
+        {"cpuNodes", 0},
+        {"sshKeys", {key}},
+        {"project", "default"},
+        {"containers",
+         {{"registry", false}, {"cachePath", ""}, {"insecureRegistries", json::array()}}}}},
       {"scale", {{"gpuNodes", 4}, {"cpuNodes", 1}, {"force", false}}},
-      {"createPartition", {{"name", "pz"}, {"nodes", "slinky-0"}, {"options", {{"MaxTime", "30"}}}}},
-      {"updatePartition", {{"name", "p1"}, {"nodes", "slinky-[0-1]"}, {"options", {{"MaxTime", "30"}}}}},
+      {"createPartition",
+       {{"name", "pz"}, {"nodes", "slinky-0"}, {"options", {{"MaxTime", "30"}}}}},
+      {"updatePartition",
+       {{"name", "p1"}, {"nodes", "slinky-[0-1]"}, {"options", {{"MaxTime", "30"}}}}},
       {"patchConfig", {{"set", {{"MinJobAge", "300"}}}, {"unset", json::array()}}},
       {"configDiff", {{"set", {{"MinJobAge", "60"}}}, {"unset", json::array()}}},
       {"setSshKeys", {{"sshKeys", {key}}}},
@@ -246,12 +290,16 @@ json validBody(const std::string& operationId) {
   return it == bodies.end() ? json::object() : it->second;
 }
 
-std::string concrete(const std::string& templ, const std::map<std::string, std::string>& override = {}) {
+std::string concrete(const std::string& templ,
+                     const std::map<std::string, std::string>& override = {}) {
   std::string p = templ;
-  std::map<std::string, std::string> values = {{"{name}", p.rfind("/api/v1/volumes/", 0) == 0 ? "scratch" : "a"},
-                                               {"{p}", "p1"},         {"{volume}", "data"},
-                                               {"{node}", "slinky-0"}, {"{user}", "carol"},
-                                               {"{id}", "40"}};
+  std::map<std::string, std::string> values = {
+      {"{name}", p.rfind("/api/v1/volumes/", 0) == 0 ? "scratch" : "a"},
+      {"{p}", "p1"},
+      {"{volume}", "data"},
+      {"{node}", "slinky-0"},
+      {"{user}", "carol"},
+      {"{id}", "40"}};
   for (const auto& [k, v] : override) values[k] = v;
   for (const auto& [k, v] : values)
     for (size_t at; (at = p.find(k)) != std::string::npos;) p.replace(at, k.size(), v);
@@ -261,10 +309,34 @@ std::string concrete(const std::string& templ, const std::map<std::string, std::
 // Names to put where a path names something, percent-encoded as sent. All
 // valid UTF-8 once decoded (see InvalidUtf8InPathsIsNotAServerError).
 std::vector<std::string> oddNames() {
-  return {"..", "%2e%2e", "%2E%2E%2Fetc%2Fpasswd", ".", "a%2fb", "%00", "a%00b", "%C3%A9t%C3%A9",
-          "%F0%9F%98%80", std::string(10 * 1024, 'a'), "A", "-a", "a-", "a%20b", "a+b", "%25", "%",
-          "%zz", "*", "a;b", "a%22b", "a%5Cb", "%0d%0aX-Injected:%201", "a%3Fx%3D1", "%23", "a.b",
-          "slinky-[0-3]", "0"};
+  return {"..",
+          "%2e%2e",
+          "%2E%2E%2Fetc%2Fpasswd",
+          ".",
+          "a%2fb",
+          "%00",
+          "a%00b",
+          "%C3%A9t%C3%A9",
+          "%F0%9F%98%80",
+          std::string(10 * 1024, 'a'),
+          "A",
+          "-a",
+          "a-",
+          "a%20b",
+          "a+b",
+          "%25",
+          "%",
+          "%zz",
+          "*",
+          "a;b",
+          "a%22b",
+          "a%5Cb",
+          "%0d%0aX-Injected:%201",
+          "a%3Fx%3D1",
+          "%23",
+          "a.b",
+          "slinky-[0-3]",
+          "0"};
 }
 
 std::string nestedObjects(int depth) {
@@ -300,24 +372,29 @@ std::vector<std::string> malformedBodies() {
 // Bodies that cost the server the most to refuse: nesting up to the body
 // limit and strings as long as it allows.
 std::vector<std::string> heavyBodies() {
-  return {std::string(200000, '[') + std::string(200000, ']'), std::string(kMaxBody - 10, '['),
+  return {std::string(200000, '[') + std::string(200000, ']'),
+          std::string(kMaxBody - 10, '['),
           nestedObjects(50000),
           "{\"name\": \"" + std::string(kMaxBody - 20, 'n') + "\"}",
-          "[" + [] {
-            std::string s;
-            for (int i = 0; i < 200000; ++i) s += (i ? ",1" : "1");
-            return s;
-          }() + "]",
+          "[" +
+              [] {
+                std::string s;
+                for (int i = 0; i < 200000; ++i) s += (i ? ",1" : "1");
+                return s;
+              }() +
+              "]",
           std::string(kMaxBody, ' ') + "{}"};
 }
 
 std::vector<std::string> badQueries(const std::string& operationId) {
-  std::vector<std::string> q = {"?x=%00", "?%00=1", "?a=1&a=2", "?force=maybe", "?" + std::string(8000, 'q')};
+  std::vector<std::string> q = {"?x=%00", "?%00=1", "?a=1&a=2", "?force=maybe",
+                                "?" + std::string(8000, 'q')};
   if (operationId == "listJobs" || operationId == "jobHistory") {
-    for (const char* s : {"?offset=-1", "?offset=abc", "?offset=99999999999999999999", "?offset=2147483648",
-                          "?limit=0", "?limit=10001", "?limit=1e3", "?limit=", "?offset=%00", "?offset=+5",
-                          "?offset=%205", "?offset=0x10", "?limit=-0", "?limit=5&limit=6", "?user=%FF",
-                          "?state=PENDING,,RUNNING,", "?q=%25", "?offset=2147483647&limit=10000"})
+    for (const char* s :
+         {"?offset=-1", "?offset=abc", "?offset=99999999999999999999", "?offset=2147483648",
+          "?limit=0", "?limit=10001", "?limit=1e3", "?limit=", "?offset=%00", "?offset=+5",
+          "?offset=%205", "?offset=0x10", "?limit=-0", "?limit=5&limit=6", "?user=%FF",
+          "?state=PENDING,,RUNNING,", "?q=%25", "?offset=2147483647&limit=10000"})
       q.push_back(s);
     std::string states = "?state=";
     for (int i = 0; i < 2000; ++i) states += "R,";
@@ -389,19 +466,20 @@ TEST(ApiFuzzTest, EveryOperationSurvivesMalformedInput) {
 
     // Odd names wherever the path names something.
     static const std::regex param(R"(\{[^}]*\})");
-    for (auto it = std::sregex_iterator(templ.begin(), templ.end(), param); it != std::sregex_iterator(); ++it)
+    for (auto it = std::sregex_iterator(templ.begin(), templ.end(), param);
+         it != std::sregex_iterator(); ++it)
       for (const auto& name : oddNames())
-        f.send({method, concrete(templ, {{it->str(), name}}),
-                hasBody ? validBody(id).dump() : ""});
+        f.send({method, concrete(templ, {{it->str(), name}}), hasBody ? validBody(id).dump() : ""});
 
-    for (const auto& q : badQueries(id)) f.send({method, path + q, hasBody ? validBody(id).dump() : ""});
+    for (const auto& q : badQueries(id))
+      f.send({method, path + q, hasBody ? validBody(id).dump() : ""});
 
     f.healthy(method + " " + templ);
     total += f.sent;
   }
   EXPECT_GT(total, 2000);
-  EXPECT_THAT(problems, IsEmpty()) << problems.size() << " problems in " << total << " requests:"
-                                   << report(problems);
+  EXPECT_THAT(problems, IsEmpty())
+      << problems.size() << " problems in " << total << " requests:" << report(problems);
 }
 
 TEST(ApiFuzzTest, DeeplyNestedAndHugeBodiesAreRefused) {
@@ -419,12 +497,32 @@ TEST(ApiFuzzTest, HostlistsThatExpandToMillionsAreRefused) {
   ApiHarness api;
   Fuzzer f(api, problems);
   std::vector<std::string> lists = {
-      "slinky-[0-99999999]", "a[0-9999][0-9999]", "slinky-[0-65535]", "slinky-[0-65536]",
-      "slinky-[0-9999999999999999999999]", "slinky-[18446744073709551615-18446744073709551616]",
-      "[", "]", "slinky-[", "slinky-[5-1]", "slinky-[00-99999]", "slinky-[0-1", "slinky-[[0-1]]",
-      "slinky-[-1-2]", "slinky-[0--1]", "slinky-[a-z]", "slinky-[0-1]x", "slinky-[0-1],,", ",",
-      "slinky-[0-3]" + std::string(200, ' ') + "slinky-0", "slinky-0\nNodes=ALL", "ALL", "slinky-0 MaxTime=1",
-      std::string(300, 'n'), "x[0-1]" + std::string(300, 'y'), "a[0-255][0-255][0-255]",
+      "slinky-[0-99999999]",
+      "a[0-9999][0-9999]",
+      "slinky-[0-65535]",
+      "slinky-[0-65536]",
+      "slinky-[0-9999999999999999999999]",
+      "slinky-[18446744073709551615-18446744073709551616]",
+      "[",
+      "]",
+      "slinky-[",
+      "slinky-[5-1]",
+      "slinky-[00-99999]",
+      "slinky-[0-1",
+      "slinky-[[0-1]]",
+      "slinky-[-1-2]",
+      "slinky-[0--1]",
+      "slinky-[a-z]",
+      "slinky-[0-1]x",
+      "slinky-[0-1],,",
+      ",",
+      "slinky-[0-3]" + std::string(200, ' ') + "slinky-0",
+      "slinky-0\nNodes=ALL",
+      "ALL",
+      "slinky-0 MaxTime=1",
+      std::string(300, 'n'),
+      "x[0-1]" + std::string(300, 'y'),
+      "a[0-255][0-255][0-255]",
       "a[0-1][0-1][0-1][0-1][0-1][0-1][0-1][0-1][0-1][0-1][0-1][0-1][0-1][0-1][0-1][0-1][0-1][0-1]",
       [] {
         std::string s;
@@ -437,9 +535,11 @@ TEST(ApiFuzzTest, HostlistsThatExpandToMillionsAreRefused) {
         return s;
       }()};
   for (const auto& nodes : lists) {
-    f.send({"POST", "/api/v1/clusters/a/partitions", json{{"name", "pz"}, {"nodes", nodes}}.dump()});
+    f.send(
+        {"POST", "/api/v1/clusters/a/partitions", json{{"name", "pz"}, {"nodes", nodes}}.dump()});
     f.send({"PUT", "/api/v1/clusters/a/partitions/p1", json{{"nodes", nodes}}.dump()});
-    f.send({"POST", "/api/v1/clusters", json{{"name", "hz"}, {"partitions", {{{"name", "q"}, {"nodes", nodes}}}}}.dump()});
+    f.send({"POST", "/api/v1/clusters",
+            json{{"name", "hz"}, {"partitions", {{{"name", "q"}, {"nodes", nodes}}}}}.dump()});
   }
   f.healthy("hostlists");
   EXPECT_THAT(problems, IsEmpty()) << report(problems);
@@ -449,13 +549,28 @@ TEST(ApiFuzzTest, AbsurdCountsAreRefused) {
   std::vector<std::string> problems;
   ApiHarness api;
   Fuzzer f(api, problems);
-  std::vector<std::string> counts = {"2147483648", "2147483647", "-1", "1e300", "-1e300", "9223372036854775807",
-                                     "9223372036854775808", "18446744073709551616", "1.5", "100.0", "\"4\"",
-                                     "null", "true", "1000001", "201", "9", "-2147483649"};
+  std::vector<std::string> counts = {"2147483648",
+                                     "2147483647",
+                                     "-1",
+                                     "1e300",
+                                     "-1e300",
+                                     "9223372036854775807",
+                                     "9223372036854775808",
+                                     "18446744073709551616",
+                                     "1.5",
+                                     "100.0",
+                                     "\"4\"",
+                                     "null",
+                                     "true",
+                                     "1000001",
+                                     "201",
+                                     "9",
+                                     "-2147483649"};
   for (const auto& n : counts) {
     for (const char* field : {"gpuNodes", "cpuNodes"}) {
       f.send({"POST", "/api/v1/clusters/a/scale", "{\"" + std::string(field) + "\": " + n + "}"});
-      f.send({"POST", "/api/v1/clusters", "{\"name\": \"cz\", \"" + std::string(field) + "\": " + n + "}"});
+      f.send({"POST", "/api/v1/clusters",
+              "{\"name\": \"cz\", \"" + std::string(field) + "\": " + n + "}"});
     }
     f.send({"POST", "/api/v1/clusters", "{\"name\": \"cz\", \"gpusPerNode\": " + n + "}"});
     f.send({"POST", "/api/v1/clusters/a/nodes/slinky-0/inject-xid", "{\"code\": " + n + "}"});
@@ -473,14 +588,16 @@ TEST(ApiFuzzTest, BadTokensAndRawRequestsAreRefused) {
   Fuzzer f(api, problems);
   std::mt19937 rng(7);
   std::string good = api.token("admin");
-  std::vector<std::string> tokens = {"x", std::string(10 * 1024, 't'), good + "x", good.substr(0, good.size() - 1),
-                                     "corral_", "corral_" + std::string(43, 'A')};
+  std::vector<std::string> tokens = {"x",        std::string(10 * 1024, 't'),
+                                     good + "x", good.substr(0, good.size() - 1),
+                                     "corral_",  "corral_" + std::string(43, 'A')};
   std::string upper = good;
   for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   tokens.push_back(upper);
   for (int i = 0; i < 20; ++i) {
     std::string t = "corral_";
-    for (int j = 0; j < 43; ++j) t += "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"[rng() % 64];
+    for (int j = 0; j < 43; ++j)
+      t += "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"[rng() % 64];
     tokens.push_back(t);
   }
   for (const auto& t : tokens)
@@ -494,26 +611,37 @@ TEST(ApiFuzzTest, BadTokensAndRawRequestsAreRefused) {
   json before = api.snapshot();
   std::string auth = "Authorization: Bearer " + good + "\r\n";
   std::vector<std::string> raw = {
-      "GET /api/v1/whoami HTTP/1.1\r\nHost: x\r\nAuthorization: bearer " + good + "\r\nConnection: close\r\n\r\n",
-      "GET /api/v1/whoami HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer  " + good + "\r\nConnection: close\r\n\r\n",
-      "GET /api/v1/whoami HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer\r\nConnection: close\r\n\r\n",
-      "GET /api/v1/whoami HTTP/1.1\r\nHost: x\r\nAuthorization: Basic YWRtaW46eA==\r\nConnection: close\r\n\r\n",
+      "GET /api/v1/whoami HTTP/1.1\r\nHost: x\r\nAuthorization: bearer " + good +
+          "\r\nConnection: close\r\n\r\n",
+      "GET /api/v1/whoami HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer  " + good +
+          "\r\nConnection: close\r\n\r\n",
+      "GET /api/v1/whoami HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer\r\nConnection: "
+      "close\r\n\r\n",
+      "GET /api/v1/whoami HTTP/1.1\r\nHost: x\r\nAuthorization: Basic YWRtaW46eA==\r\nConnection: "
+      "close\r\n\r\n",
       // httplib reads such a body until the connection closes; a valid one
       // would be created, so this one is invalid either way.
-      "POST /api/v1/clusters HTTP/1.1\r\nHost: x\r\n" + auth + "Connection: close\r\n\r\n{\"name\": \"R Z\"}",
-      "POST /api/v1/clusters HTTP/1.1\r\nHost: x\r\n" + auth + "Content-Length: -1\r\nConnection: close\r\n\r\n{}",
-      "POST /api/v1/clusters HTTP/1.1\r\nHost: x\r\n" + auth + "Content-Length: abc\r\nConnection: close\r\n\r\n{}",
+      "POST /api/v1/clusters HTTP/1.1\r\nHost: x\r\n" + auth +
+          "Connection: close\r\n\r\n{\"name\": \"R Z\"}",
+      "POST /api/v1/clusters HTTP/1.1\r\nHost: x\r\n" + auth +
+          "Content-Length: -1\r\nConnection: close\r\n\r\n{}",
+      "POST /api/v1/clusters HTTP/1.1\r\nHost: x\r\n" + auth +
+          "Content-Length: abc\r\nConnection: close\r\n\r\n{}",
       "POST /api/v1/clusters HTTP/1.1\r\nHost: x\r\n" + auth +
           "Content-Length: 99999999999999999999\r\nConnection: close\r\n\r\n{}",
-      "POST /api/v1/clusters HTTP/1.1\r\nHost: x\r\n" + auth + "Content-Length: 2000000\r\nConnection: close\r\n\r\n{}",
+      "POST /api/v1/clusters HTTP/1.1\r\nHost: x\r\n" + auth +
+          "Content-Length: 2000000\r\nConnection: close\r\n\r\n{}",
       "POST /api/v1/clusters HTTP/1.1\r\nHost: x\r\n" + auth +
           "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n{}\r\n0\r\n\r\n",
       "POST /api/v1/clusters HTTP/1.1\r\nHost: x\r\n" + auth +
-          "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\nFFFFFFFFFFFFFFFF\r\n{}\r\n0\r\n\r\n",
-      "GET /api/v1/clusters/a" + std::string(1, '\0') + "b HTTP/1.1\r\nHost: x\r\n" + auth + "Connection: close\r\n\r\n",
-      "GET /api/v1/clusters/../../etc/passwd HTTP/1.1\r\nHost: x\r\n" + auth + "Connection: close\r\n\r\n",
-      "GET /api/v1/clusters/a HTTP/1.1\r\nHost: x\r\n" + auth + "X-Big: " + std::string(20000, 'h') +
-          "\r\nConnection: close\r\n\r\n",
+          "Transfer-Encoding: chunked\r\nConnection: "
+          "close\r\n\r\nFFFFFFFFFFFFFFFF\r\n{}\r\n0\r\n\r\n",
+      "GET /api/v1/clusters/a" + std::string(1, '\0') + "b HTTP/1.1\r\nHost: x\r\n" + auth +
+          "Connection: close\r\n\r\n",
+      "GET /api/v1/clusters/../../etc/passwd HTTP/1.1\r\nHost: x\r\n" + auth +
+          "Connection: close\r\n\r\n",
+      "GET /api/v1/clusters/a HTTP/1.1\r\nHost: x\r\n" + auth +
+          "X-Big: " + std::string(20000, 'h') + "\r\nConnection: close\r\n\r\n",
       "BREW /api/v1/clusters HTTP/1.1\r\nHost: x\r\n" + auth + "Connection: close\r\n\r\n",
       "GET /api/v1/clusters\r\n\r\n",
       "garbage\r\n\r\n",
@@ -524,12 +652,14 @@ TEST(ApiFuzzTest, BadTokensAndRawRequestsAreRefused) {
     // Closing the connection is a fair answer to garbage, and waiting for
     // the rest of a body a request announced is what HTTP asks for.
     if (a.status == 0) continue;
-    if (a.status >= 500) problems.push_back(what + ": " + std::to_string(a.status) + " " + brief(a.raw));
+    if (a.status >= 500)
+      problems.push_back(what + ": " + std::to_string(a.status) + " " + brief(a.raw));
     if (a.status >= 200 && a.status < 300 && r.rfind("GET /api/v1/whoami", 0) != 0)
       problems.push_back(what + ": accepted with " + std::to_string(a.status));
   }
   json after = api.snapshot();
-  EXPECT_EQ(after, before) << "raw requests changed the store: " << json::diff(before, after).dump();
+  EXPECT_EQ(after, before) << "raw requests changed the store: "
+                           << json::diff(before, after).dump();
   f.healthy("raw requests");
   EXPECT_THAT(problems, IsEmpty()) << report(problems);
 }
@@ -542,11 +672,17 @@ TEST(ApiFuzzTest, MalformedHealthReportsAreNotServerErrors) {
   ApiHarness api;
   Fuzzer f(api, problems);
   const std::vector<std::string> reports = {
-      "not json", "[]", "null", R"({"slurmd": 5})", R"({"slurmd": "ok", "gpu": null})",
-      R"({"slurmd": "ok", "gpu": "ok", "xids": "nope"})", R"({"slurmd": "ok", "xids": [1, "x", null]})",
+      "not json",
+      "[]",
+      "null",
+      R"({"slurmd": 5})",
+      R"({"slurmd": "ok", "gpu": null})",
+      R"({"slurmd": "ok", "gpu": "ok", "xids": "nope"})",
+      R"({"slurmd": "ok", "xids": [1, "x", null]})",
       R"({"slurmd": "ok", "xids": [{"code": "79"}]})",
       R"({"slurmd": "ok", "xids": [{"time": 1, "code": 79, "pci": "p", "class": "bogus", "description": "d", "action": "a", "line": "l", "extra": 1}]})",
-      "{\"slurmd\": \"ok\", \"node\": \"\xff\"}", std::string(100000, '[')};
+      "{\"slurmd\": \"ok\", \"node\": \"\xff\"}",
+      std::string(100000, '[')};
   for (const auto& report : reports) {
     api.runtime.putFile("a", "pods/slinky-0/health.json", report);
     f.send({"GET", "/api/v1/clusters/a/nodes", ""});
@@ -563,7 +699,11 @@ TEST(ApiFuzzTest, MalformedHealthReportsAreNotServerErrors) {
 std::vector<std::string> unexpectedSlurmOutputPass() {
   std::vector<std::string> problems;
   const std::vector<std::string> outputs = {
-      "not json", "", "[]", R"({"jobs": "x"})", R"({"jobs": [1, null, "x"]})",
+      "not json",
+      "",
+      "[]",
+      R"({"jobs": "x"})",
+      R"({"jobs": [1, null, "x"]})",
       R"({"jobs": [{"job_id": "abc", "name": 5, "job_state": [1]}]})",
       R"({"jobs": [{"job_id": 1e300, "node_count": -1e300, "submit_time": 1.5}]})",
       R"({"jobs": [{"job_id": 1, "time_limit": {"set": "x", "infinite": "yes", "number": 5}}]})",
@@ -571,16 +711,20 @@ std::vector<std::string> unexpectedSlurmOutputPass() {
       R"({"jobs": [{"job_id": 1, "array": {"job_id": {"infinite": 1}}, "state": {"current": {}}, "time": []}]})",
       R"({"jobs": [{"job_id": 1, "tres": {"allocated": [{"type": "cpu", "count": {"number": "2"}}]}}]})"};
   for (const auto& out : outputs) {
-    ApiHarness api;
+    auto owned = std::make_unique<ApiHarness>();
+    ApiHarness& api = *owned;
+    api.setReadTimeout(std::chrono::seconds(3));
+    size_t before = problems.size();
     Fuzzer f(api, problems);
     f.notTheCallersFault = true;
     // Cold: the request waits for this very read.
-    api.runtime.setExecHandler([out](const std::string&, const std::string&, const std::vector<std::string>& argv) {
-      ProcessResult r;
-      r.exitCode = 0;
-      if (argv.size() > 1 && argv[1] == "--json") r.out = out;
-      return StatusOr<ProcessResult>(r);
-    });
+    api.runtime.setExecHandler(
+        [out](const std::string&, const std::string&, const std::vector<std::string>& argv) {
+          ProcessResult r;
+          r.exitCode = 0;
+          if (argv.size() > 1 && argv[1] == "--json") r.out = out;
+          return StatusOr<ProcessResult>(r);
+        });
     f.send({"GET", "/api/v1/clusters/a/jobs", ""});
     f.send({"GET", "/api/v1/clusters/a/jobs/history", ""});
     f.send({"GET", "/api/v1/clusters/a/jobs/1", ""});
@@ -589,6 +733,14 @@ std::vector<std::string> unexpectedSlurmOutputPass() {
     f.send({"GET", "/api/v1/clusters/a/jobs", ""});
     std::this_thread::sleep_for(std::chrono::milliseconds(50));  // Let the refresher run.
     f.healthy("squeue printing " + brief(out, 60));
+    // A request that never came back holds a server thread for good, and
+    // stopping the server would wait for it: leave this one be (the pass
+    // runs in a child process that ends without cleaning up).
+    for (size_t i = before; i < problems.size(); ++i)
+      if (problems[i].find("no answer") != std::string::npos) {
+        (void)owned.release();
+        break;
+      }
   }
   for (auto& p : problems) p = "(bad Slurm output) " + p;
   return problems;
@@ -598,12 +750,14 @@ TEST(ApiFuzzTest, UnexpectedSlurmOutputIsNeitherACallerErrorNorAServerError) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(
       {
+        alarm(60);  // A hang (a request that never returns) ends the child too.
         std::vector<std::string> problems = unexpectedSlurmOutputPass();
         std::fprintf(stderr, "%zu problems:%s\n", problems.size(), report(problems).c_str());
         std::_Exit(problems.empty() ? 0 : 1);
       },
       ::testing::ExitedWithCode(0), "")
-      << "the pass found problems or corrald crashed; its output is above";
+      << "the pass found problems, or corrald crashed (a signal) or hung (SIGALRM); its output "
+         "is above";
 }
 
 // A request refused before its body was read (no token) must not leave the
@@ -615,11 +769,16 @@ TEST(ApiFuzzTest, ABodyLeftUnreadIsNotTakenForTheNextRequest) {
   RawConnection c(api.port(), /*timeoutMs=*/2000);
   // The body is itself a request, as a smuggler would send it.
   std::string smuggled = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
-  // As clients send it: the head, then the body in a write of its own.
-  ASSERT_TRUE(c.write("POST /api/v1/clusters HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                      "Content-Length: " + std::to_string(smuggled.size()) + "\r\n\r\n"));
-  Answer refused = c.read();
-  ASSERT_TRUE(c.write(smuggled));
+  // As clients send it: the head, then the body in a write of its own. A
+  // server may answer before the body comes (it must then skip the body or
+  // close the connection) or wait for it.
+  ASSERT_TRUE(
+      c.write("POST /api/v1/clusters HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+              "Content-Length: " +
+              std::to_string(smuggled.size()) + "\r\n\r\n"));
+  Answer early = c.read(/*timeoutMs=*/300);
+  if (!c.write(smuggled)) return;  // Closed: fine.
+  Answer refused = early.status != 0 ? early : c.read();
   EXPECT_EQ(refused.status, 401) << brief(refused.wire, 1000);
   // The client, having its answer, sends its next request on the same
   // connection. The server must answer that one (or have closed the
@@ -650,9 +809,11 @@ std::vector<std::string> invalidUtf8Pass() {
     f.send({"GET", "/api/v1/" + name, ""});
   }
   for (const auto& [method, templ, id] : orderedOperations())
-    for (auto it = std::sregex_iterator(templ.begin(), templ.end(), param); it != std::sregex_iterator(); ++it)
+    for (auto it = std::sregex_iterator(templ.begin(), templ.end(), param);
+         it != std::sregex_iterator(); ++it)
       for (const auto& name : names)
-        f.send({method, concrete(templ, {{it->str(), name}}), method == "GET" ? "" : validBody(id).dump()});
+        f.send({method, concrete(templ, {{it->str(), name}}),
+                method == "GET" ? "" : validBody(id).dump()});
   f.send({"GET", "/api/v1/clusters/a/jobs?user=%FF&q=%FF&state=%FF", ""});
   f.healthy("invalid UTF-8");
   return problems;
@@ -664,6 +825,7 @@ TEST(ApiFuzzTest, InvalidUtf8InPathsIsNotAServerError) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(
       {
+        alarm(60);  // A hang (a request that never returns) ends the child too.
         std::vector<std::string> problems = invalidUtf8Pass();
         std::fprintf(stderr, "%zu problems:%s\n", problems.size(), report(problems).c_str());
         std::_Exit(problems.empty() ? 0 : 1);

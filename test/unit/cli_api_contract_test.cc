@@ -164,8 +164,8 @@ TEST_F(CliApiContractTest, PartitionsConfigAndScaleRoundTrip) {
 
   r = run({"cluster", "history", "demo"});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("4          Applied (current)   api      "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("5          Pending             api      "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("4          Applied (current)   admin    "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("5          Pending             admin    "), std::string::npos) << r.out;
 }
 
 TEST_F(CliApiContractTest, FailedChangeIsFollowedToItsRollback) {

@@ -1,22 +1,22 @@
 // The schema checker the API's contract tests rely on (test/support): if it
 // let a wrong answer through, those tests would prove nothing.
 
+#include "support/openapi_check.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "support/openapi_check.h"
-
 namespace corral::testing_support {
 namespace {
 
+using nlohmann::json;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::SizeIs;
 using ::testing::UnorderedElementsAre;
-using nlohmann::json;
 
 // A small document in the shape of src/api/openapi.json.
 const json& doc() {
@@ -74,8 +74,9 @@ json goodCluster() {
 
 TEST(OpenapiCheckTest, AcceptsAConformingValue) {
   EXPECT_THAT(checkAgainstSchema(doc(), cluster(), goodCluster()), IsEmpty());
-  EXPECT_THAT(checkAgainstSchema(doc(), json{{"$ref", "#/components/schemas/Cluster"}}, goodCluster()),
-              IsEmpty());
+  EXPECT_THAT(
+      checkAgainstSchema(doc(), json{{"$ref", "#/components/schemas/Cluster"}}, goodCluster()),
+      IsEmpty());
 }
 
 TEST(OpenapiCheckTest, CatchesWrongTypes) {
@@ -106,7 +107,8 @@ TEST(OpenapiCheckTest, IntegersAndNumbers) {
   EXPECT_THAT(checkAgainstSchema(doc(), integer, json(4)), IsEmpty());
   EXPECT_THAT(checkAgainstSchema(doc(), integer, json(4u)), IsEmpty());
   EXPECT_THAT(checkAgainstSchema(doc(), integer, json(-4)), IsEmpty());
-  EXPECT_THAT(checkAgainstSchema(doc(), integer, json(4.0)), IsEmpty());  // JSON has one number type.
+  EXPECT_THAT(checkAgainstSchema(doc(), integer, json(4.0)),
+              IsEmpty());  // JSON has one number type.
   EXPECT_THAT(checkAgainstSchema(doc(), integer, json(4.5)), SizeIs(1));
   EXPECT_THAT(checkAgainstSchema(doc(), number, json(4.5)), IsEmpty());
   EXPECT_THAT(checkAgainstSchema(doc(), number, json(4)), IsEmpty());
@@ -152,10 +154,11 @@ TEST(OpenapiCheckTest, CatchesBadNestedItems) {
   v["nodes"].push_back(json{{"name", ""}, {"gpus", 17}});
   v["nodes"].push_back("slinky-9");
   auto errors = checkAgainstSchema(doc(), cluster(), v);
-  EXPECT_THAT(errors, UnorderedElementsAre(HasSubstr("$.nodes[2].name: is shorter than 1"),
-                                           HasSubstr("$.nodes[2].name: \"\" does not match the pattern"),
-                                           "$.nodes[2].gpus: 17 is above the maximum 16",
-                                           HasSubstr("$.nodes[3]: expected object, got string")));
+  EXPECT_THAT(errors,
+              UnorderedElementsAre(HasSubstr("$.nodes[2].name: is shorter than 1"),
+                                   HasSubstr("$.nodes[2].name: \"\" does not match the pattern"),
+                                   "$.nodes[2].gpus: 17 is above the maximum 16",
+                                   HasSubstr("$.nodes[3]: expected object, got string")));
   v = goodCluster();
   v["nodes"][0]["gpus"] = -1;
   EXPECT_THAT(checkAgainstSchema(doc(), cluster(), v),
@@ -198,7 +201,8 @@ TEST(OpenapiCheckTest, Combinators) {
 TEST(OpenapiCheckTest, UnresolvedRefsAndCyclesAreViolationsNotCrashes) {
   EXPECT_THAT(checkAgainstSchema(doc(), json{{"$ref", "#/components/schemas/Nope"}}, json(1)),
               ElementsAre("$: unresolved $ref #/components/schemas/Nope"));
-  json cyclic = json::parse(R"({"components": {"schemas": {"A": {"$ref": "#/components/schemas/A"}}}})");
+  json cyclic =
+      json::parse(R"({"components": {"schemas": {"A": {"$ref": "#/components/schemas/A"}}}})");
   EXPECT_THAT(checkAgainstSchema(cyclic, json{{"$ref", "#/components/schemas/A"}}, json(1)),
               ElementsAre(HasSubstr("nests too deeply")));
 }
@@ -237,10 +241,13 @@ TEST(OpenapiCheckTest, FindsResponseAndRequestSchemas) {
 
 TEST(OpenapiCheckTest, ListsOperations) {
   auto ops = operations(doc());
-  EXPECT_THAT(ops, ElementsAre(std::pair<std::string, std::string>("GET", "/api/v1/clusters/{name}"),
-                               std::pair<std::string, std::string>("GET", "/api/v1/clusters/{name}/jobs/history"),
-                               std::pair<std::string, std::string>("GET", "/api/v1/clusters/{name}/jobs/{id}"),
-                               std::pair<std::string, std::string>("POST", "/api/v1/clusters/{name}/nodes/{node}")));
+  EXPECT_THAT(
+      ops,
+      ElementsAre(
+          std::pair<std::string, std::string>("GET", "/api/v1/clusters/{name}"),
+          std::pair<std::string, std::string>("GET", "/api/v1/clusters/{name}/jobs/history"),
+          std::pair<std::string, std::string>("GET", "/api/v1/clusters/{name}/jobs/{id}"),
+          std::pair<std::string, std::string>("POST", "/api/v1/clusters/{name}/nodes/{node}")));
 }
 
 TEST(OpenapiCheckTest, LintFindsProblemsOfTheDocumentItself) {

@@ -21,8 +21,8 @@
 namespace corral::testing_support {
 namespace {
 
-using ::testing::IsEmpty;
 using nlohmann::json;
+using ::testing::IsEmpty;
 
 constexpr size_t kMaxBody = 1 << 20;
 
@@ -32,12 +32,18 @@ constexpr const char* kOtherKey =
 // The error code an HTTP status may carry.
 bool codeFits(int status, const std::string& code) {
   switch (status) {
-    case 400: return code == "InvalidArgument";
-    case 401: return code == "Unauthenticated";
-    case 404: return code == "NotFound";
-    case 409: return code == "Conflict" || code == "FailedPrecondition";
-    case 503: return code == "Unavailable";
-    case 500: return code == "Internal";
+    case 400:
+      return code == "InvalidArgument";
+    case 401:
+      return code == "Unauthenticated";
+    case 404:
+      return code == "NotFound";
+    case 409:
+      return code == "Conflict" || code == "FailedPrecondition";
+    case 503:
+      return code == "Unavailable";
+    case 500:
+      return code == "Internal";
   }
   return false;
 }
@@ -50,11 +56,12 @@ std::string shape(const std::string& path) {
 }
 
 // Every JSON route src/api registers, as (METHOD, shape), read from the
-// sources: `http_->Get(kCluster + "/scale", …` and `http_->Get(R"(…)", …`.
+// sources: `get(kCluster + "/scale", …` (ApiServer's authenticated
+// helpers), `http_->Get(R"(…)", …` and the like.
 std::set<std::pair<std::string, std::string>> routesInSources() {
   std::set<std::pair<std::string, std::string>> out;
   static const std::regex route(
-      R"re(http_->(Get|Post|Put|Patch|Delete)\(\s*(kCluster\s*\+\s*)?(R"\(([\s\S]*?)\)"|"([^"]*)"))re");
+      R"re((?:^|[\s;{(])(?:http_->)?(Get|Post|Put|Patch|Delete|get|post|put|patch|del)\(\s*(kCluster\s*\+\s*)?(R"\(([\s\S]*?)\)"|"([^"]*)"))re");
   static const std::regex group(R"(\([^)]*\))");
   for (const auto& entry : std::filesystem::directory_iterator(sourceDir() / "src" / "api")) {
     if (entry.path().extension() != ".cc") continue;
@@ -62,9 +69,11 @@ std::set<std::pair<std::string, std::string>> routesInSources() {
     std::stringstream text;
     text << in.rdbuf();
     std::string s = text.str();
-    for (auto it = std::sregex_iterator(s.begin(), s.end(), route); it != std::sregex_iterator(); ++it) {
+    for (auto it = std::sregex_iterator(s.begin(), s.end(), route); it != std::sregex_iterator();
+         ++it) {
       std::string method = (*it)[1];
       for (char& c : method) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      if (method == "DEL") method = "DELETE";
       std::string path = (*it)[4].matched ? (*it)[4].str() : (*it)[5].str();
       if ((*it)[2].matched) path = "/api/v1/clusters/([^/]+)" + path;
       path = std::regex_replace(path, group, "{}");
@@ -105,8 +114,10 @@ class OpenapiContractTest : public ::testing::Test {
                                << method << " " << *templ << "; got " << a.raw.substr(0, 500);
     EXPECT_THAT(checkAgainstSchema(doc(), *schema, a.body), IsEmpty())
         << what << " -> " << a.status << " " << a.raw.substr(0, 4000);
-    if (a.status >= 400 && a.body.is_object() && a.body.contains("error")) {
-      EXPECT_TRUE(codeFits(a.status, a.body["error"].value("code", "")))
+    if (a.status >= 400 && a.body.is_object() && a.body.contains("error") &&
+        a.body["error"].is_object() && a.body["error"].contains("code") &&
+        a.body["error"]["code"].is_string()) {
+      EXPECT_TRUE(codeFits(a.status, a.body["error"]["code"]))
           << what << ": status " << a.status << " with code " << a.body["error"].dump();
     }
   }
@@ -115,7 +126,8 @@ class OpenapiContractTest : public ::testing::Test {
   static std::string concrete(const std::string& templ) {
     std::string p = templ;
     auto put = [&](const std::string& param, const std::string& value) {
-      for (size_t at; (at = p.find(param)) != std::string::npos;) p.replace(at, param.size(), value);
+      for (size_t at; (at = p.find(param)) != std::string::npos;)
+        p.replace(at, param.size(), value);
     };
     if (p.rfind("/api/v1/volumes/", 0) == 0) put("{name}", "data");
     put("{name}", "a");
@@ -154,7 +166,8 @@ TEST_F(OpenapiContractTest, TheDocumentIsSound) {
     }
     std::set<std::string> inPath;
     static const std::regex name(R"(\{([^}]*)\})");
-    for (auto it = std::sregex_iterator(path.begin(), path.end(), name); it != std::sregex_iterator(); ++it)
+    for (auto it = std::sregex_iterator(path.begin(), path.end(), name);
+         it != std::sregex_iterator(); ++it)
       inPath.insert((*it)[1]);
     EXPECT_EQ(declared, inPath) << method << " " << path;
     // Every operation under /api/ may answer 401.
@@ -170,7 +183,8 @@ TEST_F(OpenapiContractTest, TheDocumentHasEveryRouteAndNothingElse) {
   std::set<std::pair<std::string, std::string>> documented;
   for (const auto& [method, path] : operations(doc())) documented.emplace(method, shape(path));
   for (const auto& r : routes)
-    EXPECT_TRUE(documented.count(r)) << r.first << " " << r.second << " is served but not documented";
+    EXPECT_TRUE(documented.count(r))
+        << r.first << " " << r.second << " is served but not documented";
   for (const auto& d : documented)
     EXPECT_TRUE(routes.count(d)) << d.first << " " << d.second << " is documented but not served";
 }
@@ -214,7 +228,9 @@ TEST_F(OpenapiContractTest, EveryOperationAnswersAsDocumented) {
   // ---- Jobs and metrics (before changes make "a" busy) ----------------------
   Answer jobs = expect("GET", "/api/v1/clusters/a/jobs", "", 200);
   EXPECT_EQ(jobs.body["total"], 2) << jobs.raw;  // The COMPLETED one is history.
-  expect("GET", "/api/v1/clusters/a/jobs?state=running,PENDING&user=carol&partition=p1&q=tra&offset=0&limit=1",
+  expect("GET",
+         "/api/v1/clusters/a/"
+         "jobs?state=running,PENDING&user=carol&partition=p1&q=tra&offset=0&limit=1",
          "", 200);
   expect("GET", "/api/v1/clusters/a/jobs?limit=0", "", 200);
   expect("GET", "/api/v1/clusters/a/jobs?offset=-1", "", 400);
@@ -292,10 +308,11 @@ TEST_F(OpenapiContractTest, EveryOperationAnswersAsDocumented) {
 
   // ---- Clusters ------------------------------------------------------------
   const std::string clusters = "/api/v1/clusters";
-  Answer created = expect("POST", clusters,
-                          R"({"name": "new1", "gpuNodes": 2, "gpusPerNode": 4, "cpuNodes": 1, "sshKeys": [)" +
-                              key + R"(], "containers": {"registry": true, "insecureRegistries": ["reg.local:5000"]}})",
-                          201);
+  Answer created = expect(
+      "POST", clusters,
+      R"({"name": "new1", "gpuNodes": 2, "gpusPerNode": 4, "cpuNodes": 1, "sshKeys": [)" + key +
+          R"(], "containers": {"registry": true, "insecureRegistries": ["reg.local:5000"]}})",
+      201);
   EXPECT_EQ(created.body["status"], "Creating");
   expect("POST", clusters, R"({"name": "new1"})", 409);
   expect("POST", clusters, R"({"name": "new1"})", 409, bob);  // Taken, by someone else.
@@ -304,7 +321,8 @@ TEST_F(OpenapiContractTest, EveryOperationAnswersAsDocumented) {
   expect("POST", clusters, R"({"name": "n2", "gpuNodes": 201})", 400);
   expect("POST", clusters, "not json", 400);
   expect("POST", clusters, R"({"name": "n2", "project": "team-a"})", 404, bob);
-  Answer alices = expect("POST", clusters, R"({"name": "alicec", "gpuNodes": 0, "cpuNodes": 1})", 201, alice);
+  Answer alices =
+      expect("POST", clusters, R"({"name": "alicec", "gpuNodes": 0, "cpuNodes": 1})", 201, alice);
   EXPECT_EQ(alices.body.value("project", ""), "team-a");
   expect("DELETE", "/api/v1/clusters/nosuch", "", 404);
   expect("DELETE", "/api/v1/clusters/gone", "", 409);
@@ -322,10 +340,14 @@ TEST_F(OpenapiContractTest, EveryOperationAnswersAsDocumented) {
   expect("POST", a + "/partitions", R"({"name": "p2", "nodes": "slinky-0"})", 202);
   expect("POST", a + "/partitions", R"({"name": "p2", "nodes": "slinky-0"})", 409);
   expect("POST", a + "/partitions", R"({"name": "p3", "nodes": "slinky-[0-99]"})", 400);
-  expect("POST", "/api/v1/clusters/nosuch/partitions", R"({"name": "p3", "nodes": "slinky-0"})", 404);
-  expect("PUT", a + "/partitions/p2", R"({"nodes": "slinky-[0-1]", "options": {"MaxTime": "60"}})", 202);
-  expect("PUT", a + "/partitions/p2", R"({"nodes": "slinky-[0-1]", "options": {"MaxTime": "60"}})", 200);
-  expect("PUT", a + "/partitions/p2", R"({"nodes": "slinky-[0-1]", "options": {"Nodes": "x"}})", 400);
+  expect("POST", "/api/v1/clusters/nosuch/partitions", R"({"name": "p3", "nodes": "slinky-0"})",
+         404);
+  expect("PUT", a + "/partitions/p2", R"({"nodes": "slinky-[0-1]", "options": {"MaxTime": "60"}})",
+         202);
+  expect("PUT", a + "/partitions/p2", R"({"nodes": "slinky-[0-1]", "options": {"MaxTime": "60"}})",
+         200);
+  expect("PUT", a + "/partitions/p2", R"({"nodes": "slinky-[0-1]", "options": {"Nodes": "x"}})",
+         400);
   expect("PUT", a + "/partitions/nosuch", R"({"nodes": "slinky-0"})", 404);
   expect("PUT", "/api/v1/clusters/old/partitions/p1", R"({"nodes": "cpu-workers-0"})", 409);
   expect("DELETE", a + "/partitions/p1", "", 409);  // Job 40 runs in it.
@@ -395,7 +417,8 @@ TEST_F(OpenapiContractTest, EveryOperationAnswersAsDocumented) {
   expect("POST", a + "/users", R"({"name": "dave", "sshKeys": [)" + key + "]}", 202);
   expect("POST", a + "/users", R"({"name": "dave", "sshKeys": [)" + key + "]}", 409);
   expect("POST", a + "/users", R"({"name": "root", "sshKeys": [)" + key + "]}", 400);
-  expect("POST", "/api/v1/clusters/old/users", R"({"name": "erin", "sshKeys": [)" + key + "]}", 409);
+  expect("POST", "/api/v1/clusters/old/users", R"({"name": "erin", "sshKeys": [)" + key + "]}",
+         409);
   expect("POST", "/api/v1/clusters/nosuch/users", R"({"name": "erin"})", 404);
   expect("GET", a + "/users", "", 200);
   expect("DELETE", a + "/users/dave", "", 202);
@@ -414,7 +437,8 @@ TEST_F(OpenapiContractTest, EveryOperationAnswersAsDocumented) {
   expect("DELETE", "/api/v1/clusters/old", "", 202);
   expect("DELETE", "/api/v1/clusters/old", "", 202);  // Deleting already: the same answer.
   // Everything again after the changes, as a client would see it.
-  for (const char* sub : {"", "/events", "/revisions", "/partitions", "/config", "/nodes", "/users"})
+  for (const char* sub :
+       {"", "/events", "/revisions", "/partitions", "/config", "/nodes", "/users"})
     expect("GET", std::string(a) + sub, "", 200);
   expect("GET", "/api/v1/clusters", "", 200);
   expect("GET", "/api/v1/volumes", "", 200);
@@ -441,7 +465,8 @@ TEST_F(OpenapiContractTest, CreateRefusesWhatTheDocumentDoesNotList) {
   const json& create = doc()["components"]["schemas"]["ClusterCreate"]["properties"];
   const json& spec = doc()["components"]["schemas"]["ClusterSpec"]["properties"];
   const std::map<std::string, json> values = {
-      {"volumes", json::parse(R"([{"volume": "x", "path": "/data", "hostPath": "/etc", "readOnly": false}])")},
+      {"volumes",
+       json::parse(R"([{"volume": "x", "path": "/data", "hostPath": "/etc", "readOnly": false}])")},
       {"users", json{{{"name", "mallory"}, {"uid", 20000}, {"sshKeys", {kTestSshKey}}}}},
       {"nodeGenerations", json{{"slinky-0", 1}}},
       {"loginGeneration", 1},
@@ -450,7 +475,10 @@ TEST_F(OpenapiContractTest, CreateRefusesWhatTheDocumentDoesNotList) {
   for (auto it = spec.begin(); it != spec.end(); ++it) {
     if (create.contains(it.key())) continue;
     ASSERT_TRUE(values.count(it.key())) << "no test value for ClusterSpec's " << it.key();
-    json body = {{"name", "evil" + std::to_string(n++)}, {"gpuNodes", 1}, {"sshKeys", {kTestSshKey}}, {it.key(), values.at(it.key())}};
+    json body = {{"name", "evil" + std::to_string(n++)},
+                 {"gpuNodes", 1},
+                 {"sshKeys", {kTestSshKey}},
+                 {it.key(), values.at(it.key())}};
     json before = api_.snapshot();
     Answer a = expect("POST", "/api/v1/clusters", body.dump(), 400, api_.token("alice"));
     EXPECT_EQ(api_.snapshot(), before) << it.key() << ": " << a.raw;
@@ -466,12 +494,14 @@ TEST_F(OpenapiContractTest, TransportErrorsAreApiErrors) {
   std::string big(kMaxBody + 1, ' ');
   Answer tooBig = api_.send("POST", "/api/v1/clusters", big);
   EXPECT_TRUE(tooBig.status == 400 || tooBig.status == 413) << tooBig.status;
-  EXPECT_THAT(checkAgainstSchema(doc(), error, tooBig.body), IsEmpty()) << tooBig.raw.substr(0, 300);
+  EXPECT_THAT(checkAgainstSchema(doc(), error, tooBig.body), IsEmpty())
+      << tooBig.raw.substr(0, 300);
   Answer unknown = api_.send("GET", "/api/v1/nothing-here");
   EXPECT_EQ(unknown.status, 404);
   EXPECT_THAT(checkAgainstSchema(doc(), error, unknown.body), IsEmpty()) << unknown.raw;
-  Answer basic = api_.sendRaw("GET /api/v1/whoami HTTP/1.1\r\nHost: x\r\nAuthorization: Basic YTpi\r\n"
-                              "Connection: close\r\n\r\n");
+  Answer basic = api_.sendRaw(
+      "GET /api/v1/whoami HTTP/1.1\r\nHost: x\r\nAuthorization: Basic YTpi\r\n"
+      "Connection: close\r\n\r\n");
   EXPECT_EQ(basic.status, 401);
   EXPECT_THAT(checkAgainstSchema(doc(), error, basic.body), IsEmpty()) << basic.raw;
 }
