@@ -69,15 +69,6 @@ Status readNames(const json& body, const char* field, std::vector<std::string>* 
   return Status::ok();
 }
 
-Status rejectUnknownFields(const json& body, std::initializer_list<const char*> known) {
-  for (auto it = body.begin(); it != body.end(); ++it) {
-    bool ok = false;
-    for (const char* k : known) ok = ok || it.key() == k;
-    if (!ok) return invalidArgument("unknown field \"" + it.key() + "\"");
-  }
-  return Status::ok();
-}
-
 // Applies `set` and `unset` to the spec's slurm.conf settings; keys are
 // matched case-insensitively and checked by normalizeSlurmSettings later.
 Status editConfig(ClusterSpec& spec, const std::map<std::string, std::string>& set,
@@ -177,8 +168,14 @@ void ApiServer::changeRoutes() {
       if (!it->is_number_integer())
         return sendError(res, invalidArgument(std::string("field \"") + f + "\" must be an integer"));
       int64_t v = it->get<int64_t>();
-      if (v < 0 || v > 1000000)
-        return sendError(res, invalidArgument(std::string("field \"") + f + "\" is out of range"));
+      // Checked here, before any node is planned for it: a million would
+      // cost seconds of CPU only to be refused by validation.
+      int64_t max = std::string(f) == "gpuNodes" ? kMaxGpuNodes : kMaxCpuNodes;
+      if (v < 0 || v > max)
+        return sendError(res, invalidArgument(std::string(std::string(f) == "gpuNodes" ? "--gpu-nodes"
+                                                                                        : "--cpu-nodes") +
+                                              " (field \"" + f + "\") must be from 0 to " +
+                                              std::to_string(max)));
       (std::string(f) == "gpuNodes" ? next.gpuNodes : next.cpuNodes) = static_cast<int>(v);
     }
     if (body->contains("force") && !(*body)["force"].is_boolean())

@@ -20,6 +20,15 @@ void sendError(httplib::Response& res, const Status& s) {
            {{"error", {{"code", codeName(s.code())}, {"message", s.message()}}}});
 }
 
+Status rejectUnknownFields(const json& body, std::initializer_list<const char*> known) {
+  for (auto it = body.begin(); it != body.end(); ++it) {
+    bool ok = false;
+    for (const char* k : known) ok = ok || it.key() == k;
+    if (!ok) return invalidArgument("unknown field \"" + it.key() + "\"");
+  }
+  return Status::ok();
+}
+
 StatusOr<json> jsonBody(const httplib::Request& req, bool emptyIsObject) {
   if (emptyIsObject && req.body.empty()) return json::object();
   json body = json::parse(req.body, nullptr, false);

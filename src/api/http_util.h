@@ -5,6 +5,7 @@
 
 #include <httplib.h>
 
+#include <initializer_list>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -26,6 +27,9 @@ void sendError(httplib::Response& res, const Status& s);
 // The request body as a JSON object; InvalidArgument otherwise. An empty
 // body is an empty object when `emptyIsObject`.
 StatusOr<nlohmann::json> jsonBody(const httplib::Request& req, bool emptyIsObject = false);
+
+// InvalidArgument naming the first member of `body` not in `known`.
+Status rejectUnknownFields(const nlohmann::json& body, std::initializer_list<const char*> known);
 
 // A change's answer: 202 {"change": {"revision", "made", "message", extra…},
 // "cluster": Cluster} when a revision was stored, 200 when nothing changed.

@@ -242,14 +242,30 @@ void ApiServer::nodeRoutes() {
     auto it = observed.find(n.name);
     v["state"] = it == observed.end() ? "" : it->second.state;
     v["reason"] = it == observed.end() ? "" : it->second.reason;
+    // The report is written inside the pod, where a cluster's users could
+    // write it too: take only what has the expected shape.
     json report = json::parse(reconciler_.healthReport(r.spec.name, n.name), nullptr, false);
+    auto text = [&](const char* key, const std::string& dflt) {
+      auto it = report.find(key);
+      return it != report.end() && it->is_string() ? it->get<std::string>() : dflt;
+    };
     std::string health = "unknown";
     json xids = json::array();
     if (report.is_object()) {
-      health = report.value("slurmd", "") != "ok" ? "slurmd not running"
-               : report.value("gpu", "ok") != "ok" ? "GPU XID"
-                                                   : "ok";
-      if (report.contains("xids")) xids = report["xids"];
+      health = text("slurmd", "") != "ok" ? "slurmd not running"
+               : text("gpu", "ok") != "ok" ? "GPU XID"
+                                           : "ok";
+      if (auto x = report.find("xids"); x != report.end() && x->is_array())
+        for (const json& e : *x) {
+          if (!e.is_object()) continue;
+          json clean = json::object();
+          for (const char* k : {"pci", "class", "description", "action", "line"})
+            clean[k] = e.contains(k) && e[k].is_string() ? e[k] : json("");
+          for (const char* k : {"time", "code"})
+            clean[k] = e.contains(k) && e[k].is_number_integer() ? e[k] : json(0);
+          if (clean["class"] != "application" && clean["class"] != "hardware") clean["class"] = "unknown";
+          xids.push_back(std::move(clean));
+        }
     }
     v["health"] = health;
     v["xids"] = xids;
@@ -317,6 +333,7 @@ void ApiServer::nodeRoutes() {
                                      quoteForMessage(node)));
     auto body = jsonBody(req);
     if (!body.isOk()) return sendError(res, body.status());
+    if (Status s = rejectUnknownFields(*body, {"code"}); !s.isOk()) return sendError(res, s);
     auto code = body->find("code");
     if (code == body->end() || !code->is_number_integer() || code->get<int64_t>() < 1 ||
         code->get<int64_t>() > 999)

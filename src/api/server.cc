@@ -220,6 +220,12 @@ void ApiServer::routes() {
   post("/api/v1/clusters", [this](const httplib::Request& req, httplib::Response& res) {
     auto body = jsonBody(req);
     if (!body.isOk()) return sendError(res, body.status());
+    // What a user declares at creation; the rest of a spec (volumes, login
+    // users, generations) is made by later changes, each with its own checks.
+    if (Status s = rejectUnknownFields(*body, {"name", "gpuNodes", "gpusPerNode", "cpuNodes", "sshKeys",
+                                               "containers", "partitions", "slurmConf", "project"});
+        !s.isOk())
+      return sendError(res, s);
     std::string requested;
     if (auto p = body->find("project"); p != body->end()) {
       if (!p->is_string())

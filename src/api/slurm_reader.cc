@@ -62,6 +62,17 @@ JobCache::~JobCache() {
 }
 
 StatusOr<std::shared_ptr<const JobSnapshot>> JobCache::read(const Key& key) {
+  // Whatever Slurm printed, a read ends in a snapshot or an error, never an
+  // exception: a reader that threw would leave its entry "refreshing" and
+  // every later reader waiting.
+  try {
+    return readOrThrow(key);
+  } catch (const std::exception& e) {
+    return unavailable(std::string("reading Slurm's answer failed: ") + e.what());
+  }
+}
+
+StatusOr<std::shared_ptr<const JobSnapshot>> JobCache::readOrThrow(const Key& key) {
   auto out = fetch_(key.first, argvFor(key.second));
   if (!out.isOk()) return out.status();
   auto jobs = key.second == Kind::kQueue ? parseSqueueJson(*out) : parseSacctJson(*out);
@@ -188,7 +199,11 @@ void MetricsRecorder::start() {
     std::unique_lock<std::mutex> l(mu_);
     while (!stopping_) {
       l.unlock();
-      sampleAll();
+      try {
+        sampleAll();
+      } catch (const std::exception& e) {
+        LOG_WARN("sampling metrics failed: " << e.what());
+      }
       l.lock();
       cv_.wait_for(l, period_, [&] { return stopping_; });
     }

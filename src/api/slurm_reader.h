@@ -79,6 +79,7 @@ class JobCache {
   // time even for a queue that takes seconds to print.
   std::chrono::steady_clock::duration freshFor(const Entry& e) const;
   StatusOr<std::shared_ptr<const JobSnapshot>> read(const Key& key);
+  StatusOr<std::shared_ptr<const JobSnapshot>> readOrThrow(const Key& key);
   void refresher();
 
   SlurmFetch fetch_;

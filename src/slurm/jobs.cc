@@ -19,13 +19,22 @@ namespace {
 std::optional<int64_t> number(const json& j, const char* key) {
   auto it = j.find(key);
   if (it == j.end()) return std::nullopt;
-  const json& v = *it;
-  if (v.is_number_integer()) return v.get<int64_t>();
-  if (v.is_number_float()) return static_cast<int64_t>(v.get<double>());
-  if (v.is_object()) {
-    if (v.value("infinite", false) || !v.value("set", true)) return std::nullopt;
-    auto n = v.find("number");
-    if (n != v.end() && n->is_number()) return n->get<int64_t>();
+  const json* v = &*it;
+  if (v->is_object()) {
+    auto flag = [&](const char* name, bool dflt) {
+      auto f = v->find(name);
+      return f != v->end() && f->is_boolean() ? f->get<bool>() : dflt;
+    };
+    if (flag("infinite", false) || !flag("set", true)) return std::nullopt;
+    auto n = v->find("number");
+    if (n == v->end()) return std::nullopt;
+    v = &*n;
+  }
+  if (v->is_number_integer()) return v->get<int64_t>();
+  if (v->is_number_float()) {
+    // Only what fits: a cast of 1e300 is undefined behaviour.
+    double d = v->get<double>();
+    if (d >= -9.2e18 && d <= 9.2e18) return static_cast<int64_t>(d);
   }
   return std::nullopt;
 }

@@ -93,7 +93,9 @@ class Fuzzer {
               std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(took).count()) +
               " ms");
     if (a.status == 0) return problem(what + ": no answer (did the server die?)");
-    if (a.status >= 500)
+    // Slurm printing nonsense is Slurm's trouble: 503 Unavailable is the
+    // right answer then, any other 5xx never is.
+    if (a.status >= 500 && !(notTheCallersFault && a.status == 503))
       return problem(what + ": " + std::to_string(a.status) + " " + brief(a.raw, 300));
     if (!a.body.is_object())
       return problem(what + ": " + std::to_string(a.status) +
