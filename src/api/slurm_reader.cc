@@ -116,20 +116,26 @@ StatusOr<std::shared_ptr<const JobSnapshot>> JobCache::get(const std::string& cl
     return now.lastError.isOk() ? unavailable("Slurm did not answer") : now.lastError;
   }
   e.refreshing = true;
+  return refresh(key, l);
+}
+
+StatusOr<std::shared_ptr<const JobSnapshot>> JobCache::refresh(const Key& key,
+                                                               std::unique_lock<std::mutex>& l) {
   l.unlock();
   auto started = std::chrono::steady_clock::now();
   auto snap = read(key);
   auto cost = std::chrono::steady_clock::now() - started;
   l.lock();
-  Entry& done = entries_[key];
-  done.refreshing = false;
-  done.cost = cost;
+  Entry& e = entries_[key];
+  e.refreshing = false;
+  e.cost = cost;
   if (snap.isOk()) {
-    done.snapshot = *snap;
-    done.readAt = clock_.now();
-    done.lastError = Status::ok();
+    e.snapshot = *snap;
+    e.readAt = clock_.now();
+    e.lastError = Status::ok();
   } else {
-    done.lastError = snap.status();
+    e.lastError = snap.status();
+    LOG_DEBUG("cluster " << key.first << ": reading jobs: " << snap.status().message());
   }
   cv_.notify_all();
   return snap;
@@ -152,23 +158,7 @@ void JobCache::refresher() {
     if (stopping_) return;
     Key key = pending_.front();
     pending_.pop_front();
-    l.unlock();
-    auto started = std::chrono::steady_clock::now();
-    auto snap = read(key);
-    auto cost = std::chrono::steady_clock::now() - started;
-    l.lock();
-    Entry& e = entries_[key];
-    e.refreshing = false;
-    e.cost = cost;
-    if (snap.isOk()) {
-      e.snapshot = *snap;
-      e.readAt = clock_.now();
-      e.lastError = Status::ok();
-    } else {
-      e.lastError = snap.status();
-      LOG_DEBUG("cluster " << key.first << ": reading jobs: " << snap.status().message());
-    }
-    cv_.notify_all();
+    (void)refresh(key, l);
   }
 }
 

@@ -80,6 +80,10 @@ class JobCache {
   std::chrono::steady_clock::duration freshFor(const Entry& e) const;
   StatusOr<std::shared_ptr<const JobSnapshot>> read(const Key& key);
   StatusOr<std::shared_ptr<const JobSnapshot>> readOrThrow(const Key& key);
+  // Reads `key` with `l` released (its entry already marked refreshing),
+  // stores the result and wakes whoever waits for it. `l` must hold `mu_`.
+  StatusOr<std::shared_ptr<const JobSnapshot>> refresh(const Key& key,
+                                                       std::unique_lock<std::mutex>& l);
   void refresher();
 
   SlurmFetch fetch_;

@@ -123,12 +123,25 @@ std::string formatTimeLimit(std::optional<int64_t> minutes) {
   return buf;
 }
 
-StatusOr<std::vector<Job>> parseSqueueJson(const std::string& input) {
-  ASSIGN_OR_RETURN(json doc, parseJobs(input, "squeue"));
+namespace {
+
+// Slurm's JSON `jobs` list of `tool`, each object made a Job by `read`,
+// sorted by id; members that are not objects are skipped.
+template <typename ReadJob>
+StatusOr<std::vector<Job>> eachJob(const std::string& input, const char* tool, ReadJob read) {
+  ASSIGN_OR_RETURN(json doc, parseJobs(input, tool));
   std::vector<Job> jobs;
   jobs.reserve(doc["jobs"].size());
-  for (const json& j : doc["jobs"]) {
-    if (!j.is_object()) continue;
+  for (const json& j : doc["jobs"])
+    if (j.is_object()) jobs.push_back(read(j));
+  std::sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.id < b.id; });
+  return jobs;
+}
+
+}  // namespace
+
+StatusOr<std::vector<Job>> parseSqueueJson(const std::string& input) {
+  return eachJob(input, "squeue", [](const json& j) {
     Job job;
     job.id = number(j, "job_id").value_or(0);
     job.arrayJobId = number(j, "array_job_id").value_or(0);
@@ -158,18 +171,12 @@ StatusOr<std::vector<Job>> parseSqueueJson(const std::string& input) {
       job.stdoutPath = expandOutputPattern(text(j, "standard_output"), job);
     else
       job.stdoutPath = text(j, "standard_output");
-    jobs.push_back(std::move(job));
-  }
-  std::sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.id < b.id; });
-  return jobs;
+    return job;
+  });
 }
 
 StatusOr<std::vector<Job>> parseSacctJson(const std::string& input) {
-  ASSIGN_OR_RETURN(json doc, parseJobs(input, "sacct"));
-  std::vector<Job> jobs;
-  jobs.reserve(doc["jobs"].size());
-  for (const json& j : doc["jobs"]) {
-    if (!j.is_object()) continue;
+  return eachJob(input, "sacct", [](const json& j) {
     Job job;
     job.id = number(j, "job_id").value_or(0);
     if (auto a = j.find("array"); a != j.end() && a->is_object()) {
@@ -210,10 +217,8 @@ StatusOr<std::vector<Job>> parseSacctJson(const std::string& input) {
     }
     job.workDir = text(j, "working_directory");
     job.exitCode = exitCodeOf(j);
-    jobs.push_back(std::move(job));
-  }
-  std::sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.id < b.id; });
-  return jobs;
+    return job;
+  });
 }
 
 void applySacctExitCodes(std::vector<Job>& jobs, const std::string& parsable) {
