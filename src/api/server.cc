@@ -48,8 +48,8 @@ ApiServer::ApiServer(Store& store, Reconciler& reconciler, Clock& clock, ApiOpti
 }
 
 namespace {
-// See `ApiServer::caller`. httplib runs a request's pre-routing handler and
-// its route on the same worker thread, one request at a time.
+// See `ApiServer::caller`: set by `authenticated` for the duration of one
+// route, on the httplib worker thread that runs it.
 thread_local Caller tCaller;
 }  // namespace
 
