@@ -543,4 +543,23 @@ json ApiHarness::snapshot() {
   return s;
 }
 
+bool codeFits(int status, const std::string& code) {
+  switch (status) {
+    case 400:
+    case 413:
+      return code == "InvalidArgument";
+    case 401:
+      return code == "Unauthenticated";
+    case 404:
+      return code == "NotFound";
+    case 409:
+      return code == "Conflict" || code == "FailedPrecondition";
+    case 500:
+      return code == "Internal";
+    case 503:
+      return code == "Unavailable";
+  }
+  return false;
+}
+
 }  // namespace corral::testing_support

@@ -30,6 +30,11 @@ namespace corral::testing_support {
 // it is missing or not JSON, since every test that uses it would be void.
 const nlohmann::json& openapiDocument();
 
+// Whether an error answer's HTTP status and its body's `code` agree
+// (docs/api.md: InvalidArgument 400 or 413, Unauthenticated 401, NotFound
+// 404, Conflict and FailedPrecondition 409, Unavailable 503, Internal 500).
+bool codeFits(int status, const std::string& code);
+
 // The directory of corral's sources (the one holding src/ and test/).
 std::filesystem::path sourceDir();
 

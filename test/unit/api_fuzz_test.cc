@@ -51,24 +51,6 @@ std::string brief(const std::string& s, size_t n = 160) {
   return out;
 }
 
-bool codeFits(int status, const std::string& code) {
-  switch (status) {
-    case 400:
-      return code == "InvalidArgument";
-    case 401:
-      return code == "Unauthenticated";
-    case 404:
-      return code == "NotFound";
-    case 409:
-      return code == "Conflict" || code == "FailedPrecondition";
-    case 413:
-      return code == "InvalidArgument";
-    case 503:
-      return code == "Unavailable";
-  }
-  return false;
-}
-
 // Sends requests to one harness and records every broken promise.
 class Fuzzer {
  public:

@@ -29,25 +29,6 @@ constexpr size_t kMaxBody = 1 << 20;
 constexpr const char* kOtherKey =
     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIMxZgP62Li7d1LTEBDNuh75IrP8c8RRx0Noyqk6unAPc me";
 
-// The error code an HTTP status may carry.
-bool codeFits(int status, const std::string& code) {
-  switch (status) {
-    case 400:
-      return code == "InvalidArgument";
-    case 401:
-      return code == "Unauthenticated";
-    case 404:
-      return code == "NotFound";
-    case 409:
-      return code == "Conflict" || code == "FailedPrecondition";
-    case 503:
-      return code == "Unavailable";
-    case 500:
-      return code == "Internal";
-  }
-  return false;
-}
-
 // "/api/v1/clusters/{name}" -> "/api/v1/clusters/{}", to compare paths
 // whatever their parameters are called.
 std::string shape(const std::string& path) {
