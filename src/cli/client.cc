@@ -1,4 +1,5 @@
 #include "cli/client.h"
+#include "common/text.h"
 
 #include <cctype>
 #include <exception>
@@ -108,21 +109,6 @@ StatusOr<ServerUrl> parseServerUrl(const std::string& text) {
   return url;
 }
 
-std::string encodePathSegment(const std::string& s) {
-  static const char* kHex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 0xF];
-    }
-  }
-  return out;
-}
-
 Code codeFromName(const std::string& name) {
   for (Code c :
        {Code::kInvalidArgument, Code::kNotFound, Code::kConflict, Code::kFailedPrecondition,
@@ -186,7 +172,7 @@ ApiClient::~ApiClient() = default;
 StatusOr<Json> ApiClient::listClusters() { return call(Method::kGet, "/api/v1/clusters"); }
 
 StatusOr<Json> ApiClient::getCluster(const std::string& name) {
-  return call(Method::kGet, "/api/v1/clusters/" + encodePathSegment(name));
+  return call(Method::kGet, "/api/v1/clusters/" + percentEncode(name));
 }
 
 StatusOr<Json> ApiClient::createCluster(const Json& request) {
@@ -195,17 +181,17 @@ StatusOr<Json> ApiClient::createCluster(const Json& request) {
 }
 
 StatusOr<Json> ApiClient::deleteCluster(const std::string& name) {
-  return call(Method::kDelete, "/api/v1/clusters/" + encodePathSegment(name));
+  return call(Method::kDelete, "/api/v1/clusters/" + percentEncode(name));
 }
 
 StatusOr<Json> ApiClient::listEvents(const std::string& name) {
-  return call(Method::kGet, "/api/v1/clusters/" + encodePathSegment(name) + "/events");
+  return call(Method::kGet, "/api/v1/clusters/" + percentEncode(name) + "/events");
 }
 
 namespace {
 
 std::string clusterPath(const std::string& name) {
-  return "/api/v1/clusters/" + encodePathSegment(name);
+  return "/api/v1/clusters/" + percentEncode(name);
 }
 
 std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
@@ -255,13 +241,13 @@ StatusOr<Json> ApiClient::createPartition(const std::string& name, const Json& p
 
 StatusOr<Json> ApiClient::updatePartition(const std::string& name, const std::string& partition,
                                           const Json& body) {
-  return call(Method::kPut, clusterPath(name) + "/partitions/" + encodePathSegment(partition),
+  return call(Method::kPut, clusterPath(name) + "/partitions/" + percentEncode(partition),
               dump(body));
 }
 
 StatusOr<Json> ApiClient::deletePartition(const std::string& name, const std::string& partition,
                                           bool force) {
-  return call(Method::kDelete, clusterPath(name) + "/partitions/" + encodePathSegment(partition) +
+  return call(Method::kDelete, clusterPath(name) + "/partitions/" + percentEncode(partition) +
                                    (force ? "?force=true" : ""));
 }
 
@@ -282,11 +268,11 @@ StatusOr<Json> ApiClient::diffConfig(const std::string& name, const Json& reques
 namespace {
 
 std::string volumePath(const std::string& volume) {
-  return "/api/v1/volumes/" + encodePathSegment(volume);
+  return "/api/v1/volumes/" + percentEncode(volume);
 }
 
 std::string nodePath(const std::string& name, const std::string& node) {
-  return clusterPath(name) + "/nodes/" + encodePathSegment(node);
+  return clusterPath(name) + "/nodes/" + percentEncode(node);
 }
 
 }  // namespace
@@ -312,7 +298,7 @@ StatusOr<Json> ApiClient::attachVolume(const std::string& name, const std::strin
 }
 
 StatusOr<Json> ApiClient::detachVolume(const std::string& name, const std::string& volume) {
-  return call(Method::kDelete, clusterPath(name) + "/volumes/" + encodePathSegment(volume));
+  return call(Method::kDelete, clusterPath(name) + "/volumes/" + percentEncode(volume));
 }
 
 StatusOr<Json> ApiClient::listNodes(const std::string& name) {
@@ -342,7 +328,7 @@ StatusOr<Json> ApiClient::addUser(const std::string& name, const std::string& us
 }
 
 StatusOr<Json> ApiClient::removeUser(const std::string& name, const std::string& user) {
-  return call(Method::kDelete, clusterPath(name) + "/users/" + encodePathSegment(user));
+  return call(Method::kDelete, clusterPath(name) + "/users/" + percentEncode(user));
 }
 
 StatusOr<Json> ApiClient::call(Method method, const std::string& path, const std::string& body) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/text.h"
 #include "corral/status.h"
 
 namespace corral {
@@ -35,9 +36,6 @@ struct ServerUrl {
 // port) is InvalidArgument.
 StatusOr<ServerUrl> parseServerUrl(const std::string& text);
 
-// Percent-encodes everything but RFC 3986's unreserved characters, so that a
-// cluster name is always exactly one path segment.
-std::string encodePathSegment(const std::string& s);
 
 // Maps an API error code name ("NotFound") onto a `Code`; Internal when the
 // name is unknown.

@@ -248,7 +248,7 @@ Status clusterDelete(ApiClient& api, CliContext& ctx, const DeleteOptions& optio
   // The login node's pinned host key (written by `corral ssh`) goes with the
   // cluster: nothing of a deleted cluster stays behind in ~/.cache.
   if (!ctx.home.empty())
-    ::unlink((ctx.home + "/.cache/corral/known_hosts-" + encodePathSegment(name)).c_str());
+    ::unlink((ctx.home + "/.cache/corral/known_hosts-" + percentEncode(name)).c_str());
   if (!options.wait) {
     *ctx.out << "cluster " << quoted(name)
              << " is being deleted; follow it with: corral cluster get " << name << "\n";

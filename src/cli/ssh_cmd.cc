@@ -163,7 +163,7 @@ Status sshToCluster(ApiClient& api, CliContext& ctx, const std::string& name,
   }
   SshArgvOptions options;
   // The name is percent-encoded so that it is always one file name.
-  options.knownHostsFile = ctx.home + "/.cache/corral/known_hosts-" + encodePathSegment(name);
+  options.knownHostsFile = ctx.home + "/.cache/corral/known_hosts-" + percentEncode(name);
   std::string key = corralKeyPath(ctx.home);
   if (fileExists(key)) options.identityFile = key;
   options.stdinIsTty = ctx.stdinIsTty;

@@ -1,5 +1,7 @@
 #include "common/text.h"
 
+#include <cctype>
+
 #include <algorithm>
 #include <cstdio>
 
@@ -23,6 +25,21 @@ std::string quoteForMessage(std::string_view s, size_t maxLength) {
   }
   if (shown < s.size()) out += "...";
   out += '"';
+  return out;
+}
+
+std::string percentEncode(std::string_view s) {
+  static const char* kHex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
   return out;
 }
 

@@ -1,4 +1,5 @@
 #include "image/registry_client.h"
+#include "common/text.h"
 
 #include <curl/curl.h>
 #include <unistd.h>
@@ -58,21 +59,6 @@ std::string base64(const std::string& in) {
     out += kTable[(v >> 12) & 63];
     out += kTable[(v >> 6) & 63];
     out += '=';
-  }
-  return out;
-}
-
-std::string urlEncode(const std::string& s) {
-  std::string out;
-  static const char* kHex = "0123456789ABCDEF";
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
   }
   return out;
 }
@@ -479,10 +465,10 @@ Status RegistryClient::authenticate(const std::string& header) {
   std::string tokenUrl = realm + (realm.find('?') == std::string::npos ? "?" : "&");
   bool first = true;
   if (ch.params.count("service")) {
-    tokenUrl += "service=" + urlEncode(ch.params["service"]);
+    tokenUrl += "service=" + percentEncode(ch.params["service"]);
     first = false;
   }
-  tokenUrl += std::string(first ? "" : "&") + "scope=" + urlEncode(scope);
+  tokenUrl += std::string(first ? "" : "&") + "scope=" + percentEncode(scope);
 
   HttpRequest req;
   req.url = tokenUrl;

@@ -68,8 +68,8 @@ TEST(CliArgsTest, ParseServerUrlRejectsWhatItCannotUse) {
 }
 
 TEST(CliArgsTest, EncodePathSegmentKeepsNamesAndEscapesTheRest) {
-  EXPECT_EQ(encodePathSegment("demo-1.a_b~"), "demo-1.a_b~");
-  EXPECT_EQ(encodePathSegment("../x y/%"), "..%2Fx%20y%2F%25");
+  EXPECT_EQ(percentEncode("demo-1.a_b~"), "demo-1.a_b~");
+  EXPECT_EQ(percentEncode("../x y/%"), "..%2Fx%20y%2F%25");
 }
 
 // ---- answers ----

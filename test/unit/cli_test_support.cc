@@ -137,7 +137,7 @@ void FakeCorraldTest::serve(const std::string& method, const std::string& path, 
 
 void FakeCorraldTest::serveChangeOutcome(const std::string& name, const Json& cluster,
                                          int64_t revision, const std::string& finalState) {
-  std::string path = "/api/v1/clusters/" + encodePathSegment(name);
+  std::string path = "/api/v1/clusters/" + percentEncode(name);
   corrald_.server().Get(path, [cluster](const httplib::Request&, httplib::Response& res) {
     reply(res, 200, cluster);
   });
