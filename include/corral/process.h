@@ -4,6 +4,7 @@
 // An interface so that unit tests can script the answers.
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -23,6 +24,9 @@ struct ProcessOptions {
   std::string input;  // Written to the child's stdin, then closed.
   std::chrono::milliseconds timeout{30000};
   std::map<std::string, std::string> env;  // Added to the inherited environment.
+  // Called with each line of stdout and stderr as it arrives (without its
+  // newline), from the thread that called `run`: progress of a long command.
+  std::function<void(const std::string& line)> onLine;
 };
 
 class ProcessRunner {

@@ -18,6 +18,7 @@ enum class Code {
   kConflict,            // 409: it already exists, or a revision moved on.
   kFailedPrecondition,  // 409: the thing is not in a state that allows this.
   kUnauthenticated,     // 401
+  kPermissionDenied,    // 403: the caller may not do this (an admin may).
   kUnavailable,         // 503: try again later.
   kInternal,            // 500: a bug or an environment failure.
 };
@@ -53,6 +54,7 @@ inline Status failedPrecondition(std::string m) {
   return {Code::kFailedPrecondition, std::move(m)};
 }
 inline Status unauthenticated(std::string m) { return {Code::kUnauthenticated, std::move(m)}; }
+inline Status permissionDenied(std::string m) { return {Code::kPermissionDenied, std::move(m)}; }
 inline Status unavailable(std::string m) { return {Code::kUnavailable, std::move(m)}; }
 inline Status internalError(std::string m) { return {Code::kInternal, std::move(m)}; }
 

@@ -1,5 +1,7 @@
 #include "api/auth.h"
 
+#include "common/sha256.h"
+
 #include <openssl/evp.h>
 #include <sys/random.h>
 
@@ -60,18 +62,7 @@ StatusOr<std::string> Caller::defaultProject() const {
                   " belongs to no project; ask an admin to add it to one");
 }
 
-std::string hashToken(const std::string& token) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int size = 0;
-  EVP_Digest(token.data(), token.size(), digest, &size, EVP_sha256(), nullptr);
-  static const char* kHex = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < size; ++i) {
-    out.push_back(kHex[digest[i] >> 4]);
-    out.push_back(kHex[digest[i] & 0xf]);
-  }
-  return out;
-}
+std::string hashToken(const std::string& token) { return sha256Hex(token); }
 
 StatusOr<std::string> issueToken(Store& store, Clock& clock, const std::string& user,
                                  const std::string& description) {

@@ -101,6 +101,7 @@ class RealProcessRunner : public ProcessRunner {
       fcntl(inFd, F_SETFL, O_NONBLOCK);
     }
     int outFd = outPipe[0], errFd = errPipe[0];
+    size_t outReported = 0, errReported = 0;  // How much `onLine` has seen.
     auto deadline = std::chrono::steady_clock::now() + options.timeout;
     char buf[65536];
     while (outFd >= 0 || errFd >= 0) {
@@ -121,18 +122,22 @@ class RealProcessRunner : public ProcessRunner {
       int pr = poll(fds, n, static_cast<int>(left));
       if (pr < 0 && errno == EINTR) continue;
       if (pr < 0) break;
-      auto drain = [&](int idx, int& fd, std::string& into) {
+      auto drain = [&](int idx, int& fd, std::string& into, size_t& reported) {
         if (idx < 0 || !(fds[idx].revents & (POLLIN | POLLHUP | POLLERR))) return;
         ssize_t got = read(fd, buf, sizeof buf);
         if (got > 0) {
           into.append(buf, static_cast<size_t>(got));
+          if (options.onLine) {
+            for (size_t nl; (nl = into.find('\n', reported)) != std::string::npos; reported = nl + 1)
+              options.onLine(into.substr(reported, nl - reported));
+          }
         } else if (got == 0 || errno != EINTR) {
           close(fd);
           fd = -1;
         }
       };
-      drain(outIdx, outFd, result.out);
-      drain(errIdx, errFd, result.err);
+      drain(outIdx, outFd, result.out, outReported);
+      drain(errIdx, errFd, result.err, errReported);
       if (inIdx >= 0 && (fds[inIdx].revents & (POLLOUT | POLLERR | POLLHUP))) {
         ssize_t put = write(inFd, input.data(), input.size());
         if (put > 0) input.remove_prefix(static_cast<size_t>(put));

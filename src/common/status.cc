@@ -10,6 +10,7 @@ const char* codeName(Code code) {
     case Code::kConflict: return "Conflict";
     case Code::kFailedPrecondition: return "FailedPrecondition";
     case Code::kUnauthenticated: return "Unauthenticated";
+    case Code::kPermissionDenied: return "PermissionDenied";
     case Code::kUnavailable: return "Unavailable";
     case Code::kInternal: return "Internal";
   }
@@ -24,6 +25,7 @@ int httpStatus(Code code) {
     case Code::kConflict: return 409;
     case Code::kFailedPrecondition: return 409;
     case Code::kUnauthenticated: return 401;
+    case Code::kPermissionDenied: return 403;
     case Code::kUnavailable: return 503;
     case Code::kInternal: return 500;
   }

@@ -31,14 +31,6 @@ Status writeProcFile(const std::string& path, const std::string& content) {
   return Status::ok();
 }
 
-int openat2Path(int dirFd, const std::string& path, int flags) {
-  struct open_how how;
-  std::memset(&how, 0, sizeof how);
-  how.flags = static_cast<unsigned long long>(flags) | O_CLOEXEC;
-  how.resolve = RESOLVE_IN_ROOT;
-  return static_cast<int>(syscall(SYS_openat2, dirFd, path.c_str(), &how, sizeof how));
-}
-
 // Escapes what overlayfs' option parser treats specially.
 std::string overlayEscape(const std::string& path) {
   std::string out;
@@ -76,52 +68,6 @@ Status enterUserNamespace(bool asRoot) {
 }
 
 std::string fdPath(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
-
-StatusOr<int> openInRoot(int rootFd, const std::string& path, Create create) {
-  std::vector<std::string> parts;
-  size_t pos = 0;
-  while (pos < path.size()) {
-    size_t slash = path.find('/', pos);
-    if (slash == std::string::npos) slash = path.size();
-    std::string part = path.substr(pos, slash - pos);
-    if (!part.empty() && part != ".") parts.push_back(part);
-    pos = slash + 1;
-  }
-  std::string prefix = "/";
-  int fd = openat2Path(rootFd, prefix, O_PATH | O_DIRECTORY);
-  if (fd < 0) return internalError(errnoText("cannot open the container root", errno));
-  for (size_t i = 0; i < parts.size(); ++i) {
-    bool last = i + 1 == parts.size();
-    std::string next = prefix + (prefix == "/" ? "" : "/") + parts[i];
-    int nfd = openat2Path(rootFd, next, O_PATH);
-    if (nfd < 0 && errno == ENOENT && create != Create::kNo && parts[i] != "..") {
-      bool dir = !last || create == Create::kDirectory;
-      int rc;
-      if (dir) {
-        rc = mkdirat(fd, parts[i].c_str(), 0755);
-      } else {
-        rc = openat(fd, parts[i].c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-                    0644);
-        if (rc >= 0) close(rc);
-      }
-      if (rc < 0 && errno != EEXIST) {
-        int e = errno;
-        close(fd);
-        return internalError(errnoText("cannot create " + next + " in the container", e));
-      }
-      nfd = openat2Path(rootFd, next, O_PATH);
-    }
-    int e = errno;
-    close(fd);
-    if (nfd < 0) {
-      if (e == ENOENT) return notFound(next + " does not exist in the container");
-      return internalError(errnoText("cannot open " + next + " in the container", e));
-    }
-    fd = nfd;
-    prefix = next;
-  }
-  return fd;
-}
 
 Status bindMount(const std::string& source, const std::string& target, bool recursive) {
   unsigned long flags = MS_BIND | (recursive ? MS_REC : 0);

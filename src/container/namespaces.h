@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/beneath.h"  // openInRoot, Create
 #include "corral/status.h"
 
 namespace corral::container {
@@ -17,14 +18,6 @@ namespace corral::container {
 // one entry: the caller's ids to themselves, or to 0 with `asRoot`. Then
 // makes every mount private, so that nothing done here reaches the node.
 Status enterUserNamespace(bool asRoot);
-
-// An O_PATH descriptor of `path` resolved inside `rootFd` as if it were "/"
-// (symlinks cannot escape). With `create`, missing components are made:
-// directories, and a last component that is a directory (kDirectory) or an
-// empty file (kFile). NotFound when it does not exist and `create` is kNo.
-// The caller owns the descriptor.
-enum class Create { kNo, kDirectory, kFile };
-StatusOr<int> openInRoot(int rootFd, const std::string& path, Create create);
 
 // "/proc/self/fd/N": a path for mount(2) that names what `fd` does.
 std::string fdPath(int fd);

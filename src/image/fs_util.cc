@@ -118,44 +118,6 @@ bool pathExists(const std::string& path) {
   return lstat(path.c_str(), &st) == 0;
 }
 
-StatusOr<FileLock> FileLock::acquire(const std::string& path) {
-  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return fileError("opening lock file " + path, errno);
-  while (flock(fd, LOCK_EX) != 0) {
-    if (errno == EINTR) continue;
-    int e = errno;
-    close(fd);
-    return fileError("locking " + path, e);
-  }
-  return FileLock(fd);
-}
-
-FileLock& FileLock::operator=(FileLock&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) close(fd_);
-    fd_ = other.fd_;
-    other.fd_ = -1;
-  }
-  return *this;
-}
-
-FileLock::~FileLock() {
-  if (fd_ >= 0) close(fd_);  // Closing the last descriptor releases the flock.
-}
-
-UniqueFd& UniqueFd::operator=(UniqueFd&& o) noexcept {
-  if (this != &o) {
-    if (fd_ >= 0) close(fd_);
-    fd_ = o.fd_;
-    o.fd_ = -1;
-  }
-  return *this;
-}
-
-UniqueFd::~UniqueFd() {
-  if (fd_ >= 0) close(fd_);
-}
-
 int writeAll(int fd, const void* data, size_t size) {
   const char* p = static_cast<const char*>(data);
   while (size > 0) {

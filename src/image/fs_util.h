@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "common/file_lock.h"
+#include "common/unique_fd.h"
 #include "corral/status.h"
 
 namespace corral::image {
@@ -31,44 +33,6 @@ Status writeFileAtomic(const std::string& path, const std::string& content);
 
 bool isDirectory(const std::string& path);
 bool pathExists(const std::string& path);
-
-// An exclusive flock(2) held until destruction. Locks taken through separate
-// opens conflict even within one process, so this serialises threads as well
-// as processes (and nodes sharing a volume whose file system honours flock).
-class FileLock {
- public:
-  // Blocks until the lock on `path` (created if missing) is ours.
-  static StatusOr<FileLock> acquire(const std::string& path);
-  FileLock(FileLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
-  FileLock& operator=(FileLock&& other) noexcept;
-  FileLock(const FileLock&) = delete;
-  FileLock& operator=(const FileLock&) = delete;
-  ~FileLock();
-
- private:
-  explicit FileLock(int fd) : fd_(fd) {}
-  int fd_ = -1;
-};
-
-// Closes a file descriptor on destruction.
-class UniqueFd {
- public:
-  explicit UniqueFd(int fd = -1) : fd_(fd) {}
-  UniqueFd(UniqueFd&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
-  UniqueFd& operator=(UniqueFd&& o) noexcept;
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-  ~UniqueFd();
-  int get() const { return fd_; }
-  int release() {
-    int f = fd_;
-    fd_ = -1;
-    return f;
-  }
-
- private:
-  int fd_;
-};
 
 // Writes all of `data` to `fd`, retrying on EINTR and short writes; returns
 // the errno of a failure or 0.

@@ -1,0 +1,81 @@
+#include "fakes/fake_process_runner.h"
+
+namespace corral {
+
+std::string FakeProcessRunner::Call::line() const {
+  std::string out;
+  for (const auto& a : argv) out += (out.empty() ? "" : " ") + a;
+  return out;
+}
+
+std::string FakeProcessRunner::programOf(const std::vector<std::string>& argv) {
+  if (argv.empty()) return "";
+  auto slash = argv[0].rfind('/');
+  return slash == std::string::npos ? argv[0] : argv[0].substr(slash + 1);
+}
+
+StatusOr<ProcessResult> FakeProcessRunner::run(const std::vector<std::string>& argv,
+                                               const ProcessOptions& options) {
+  if (argv.empty()) return invalidArgument("empty command");
+  std::string program = programOf(argv);
+  Handler handler;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    calls_.push_back({argv, options.input});
+    if (auto r = refusals_.find(program); r != refusals_.end()) {
+      Status s = r->second;
+      refusals_.erase(r);
+      return s;
+    }
+    if (auto f = failures_.find(program); f != failures_.end()) {
+      ProcessResult res = f->second;
+      failures_.erase(f);
+      return res;
+    }
+    if (auto h = handlers_.find(program); h != handlers_.end()) handler = h->second;
+  }
+  if (handler) return handler(argv, options);
+  ProcessResult ok;
+  ok.exitCode = 0;
+  return ok;
+}
+
+void FakeProcessRunner::on(const std::string& program, Handler handler) {
+  std::lock_guard<std::mutex> l(mu_);
+  handlers_[program] = std::move(handler);
+}
+
+void FakeProcessRunner::failNext(const std::string& program, int exitCode, std::string err) {
+  std::lock_guard<std::mutex> l(mu_);
+  ProcessResult r;
+  r.exitCode = exitCode;
+  r.err = std::move(err);
+  failures_[program] = r;
+}
+
+void FakeProcessRunner::refuseNext(const std::string& program, Status status) {
+  std::lock_guard<std::mutex> l(mu_);
+  refusals_[program] = std::move(status);
+}
+
+std::vector<FakeProcessRunner::Call> FakeProcessRunner::calls() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return calls_;
+}
+
+std::vector<std::string> FakeProcessRunner::linesOf(const std::string& program) const {
+  std::lock_guard<std::mutex> l(mu_);
+  std::vector<std::string> out;
+  for (const auto& c : calls_)
+    if (programOf(c.argv) == program) out.push_back(c.line());
+  return out;
+}
+
+std::vector<std::string> FakeProcessRunner::lines() const {
+  std::lock_guard<std::mutex> l(mu_);
+  std::vector<std::string> out;
+  for (const auto& c : calls_) out.push_back(c.line());
+  return out;
+}
+
+}  // namespace corral
