@@ -9,12 +9,14 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   nlohmann-json3-dev libcpp-httplib-dev libssl-dev zlib1g-dev libbrotli-dev
   libcli11-dev libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libcurl4-openssl-dev libarchive-dev
+  libcurl4-openssl-dev libarchive-dev libyaml-cpp-dev
   # What a cluster runs (Debian's slurm-wlm 22.05)
   slurm-wlm slurmdbd slurm-client munge mariadb-server mariadb-client
   openssh-server openssh-client libslurm-dev slurm-wlm-plugins-dev
-  # What corral's local runtime drives
-  iproute2 util-linux procps coreutils
+  # What corral's local runtime drives: namespaces, the cluster networks'
+  # firewall, and mmdebstrap, which builds the cluster images (images/*.yaml)
+  # from Debian's archive
+  iproute2 util-linux procps coreutils nftables mmdebstrap
   # Login users (corral user add) on every pod, from rendered files
   libnss-extrausers
   # Container jobs: squashfs images for the Enroot-compatible runtime, the
