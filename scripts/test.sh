@@ -7,4 +7,10 @@ cd "$(dirname "$0")/.."
 ./scripts/build.sh
 cd build
 ctest --output-on-failure -L unit
+# The cluster images the end-to-end tests run on, built once per host and
+# cached outside the clone (/var/cache/corral/images): about a minute each
+# the first time, nothing afterwards.
+for image in debian13-slurm24.11 debian12-slurm22.05; do
+  ./corrald image build "$image"
+done
 ctest --output-on-failure -L e2e --timeout 1500

@@ -8,12 +8,18 @@
 // Paths in this file: a *relative* path names a file inside the cluster's own
 // directory that the runtime manages (rendered configuration, secrets); an
 // *absolute* source path names a host directory (a volume).
+//
+// Every pod is a sandbox: its root filesystem is its image under a writable
+// layer that is erased whenever the pod is recreated, its root user is
+// nobody outside it, and it sees of the outside only the mounts its spec
+// names.
 
 #include <chrono>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "corral/image.h"
 #include "corral/process.h"
 #include "corral/status.h"
 
@@ -62,12 +68,19 @@ struct PodSpec {
   std::string address;
   int prefixLength = 24;
   int gpus = 0;  // Simulated GPUs: /dev/nvidia0 … /dev/nvidia(gpus-1).
+  // The pod's root filesystem. Everything outside `mounts` is the image
+  // under a writable layer of this pod instance: erased when the pod is
+  // recreated (the seed's "/root … No", and "anything you pip installed").
+  // /run is a tmpfs.
+  ImageRef image;
   std::vector<Mount> mounts;
-  // Directories that are private to this pod instance and erased whenever the
-  // pod is recreated (the seed's "/root … No").
-  std::vector<std::string> ephemeralDirs;
+  // Directories on the node's disk rather than in the writable layer, empty
+  // at every start of the pod (Kubernetes' emptyDir): job scratch, and the
+  // overlay filesystems of container jobs, which cannot live on an overlay.
+  // /tmp and /var/tmp are world-writable and sticky; the rest 0755.
+  std::vector<std::string> scratchDirs;
   // Directories created (mode 0755) after the mounts, before any daemon
-  // starts, e.g. `/run/munge` inside an ephemeral `/run`.
+  // starts, e.g. `/run/munge` inside the tmpfs `/run`.
   std::vector<std::string> setupDirs;
   std::vector<DaemonSpec> daemons;
   // A counter the renderer sets (e.g. from `login restart`). A running pod
@@ -110,23 +123,40 @@ class Runtime {
   // directory; each file is replaced atomically. Files not named are kept.
   virtual Status writeFiles(const std::string& cluster, const RenderedFiles& files) = 0;
 
-  // Appends `text` to a file in the cluster's directory, creating it (a pod's
-  // simulated kernel log, for example).
-  virtual Status appendFile(const std::string& cluster, const std::string& path,
-                            const std::string& text) = 0;
+  // Appends one line to a worker's simulated kernel log, where its node
+  // agent reads GPU XIDs as from the driver (`corral node inject-xid`).
+  virtual Status appendKernelLog(const std::string& cluster, const std::string& pod,
+                                 const std::string& line) = 0;
 
-  // Creates a directory in the cluster's directory (and its parents) owned by
-  // uid:gid with `mode`, or fixes an existing one's owner and mode: a login
-  // user's home on the cluster's shared storage.
-  virtual Status prepareDirectory(const std::string& cluster, const std::string& path, int uid,
-                                  int gid, int mode) = 0;
+  // The newest report of a worker's node agent (JSON, see
+  // src/health/report.h), or NotFound before its first.
+  virtual StatusOr<std::string> healthReport(const std::string& cluster, const std::string& pod) = 0;
 
-  // Reads a file from the cluster's directory (e.g. a public host key).
+  // The last `maxBytes` of a log file a pod wrote at `path` (absolute, as
+  // the pod sees it), also after the pod stopped and until it is recreated:
+  // evidence for a cluster that did not come up. An empty `path` is the
+  // runtime's own log of the pod (its supervisor's: daemons that exited, a
+  // sandbox that could not be built). NotFound if there is none.
+  virtual StatusOr<std::string> podLogTail(const std::string& cluster, const std::string& pod,
+                                           const std::string& path, size_t maxBytes) = 0;
+
+  // Creates `path` (relative to the cluster's shared filesystem, /shared in
+  // the pods) and its parents, and sets its owner (ids as pods see them)
+  // and mode, never following a symbolic link a pod made: a login user's
+  // home.
+  virtual Status prepareSharedDirectory(const std::string& cluster, const std::string& path,
+                                        int uid, int gid, int mode) = 0;
+
+  // The login node's public SSH host key ("ssh-ed25519 AAAA… comment").
+  virtual StatusOr<std::string> loginHostKey(const std::string& cluster) = 0;
+
+  // Reads a file this runtime wrote with `writeFiles` (drift detection,
+  // `config get`). Files pods write are not reachable this way.
   virtual StatusOr<std::string> readFile(const std::string& cluster, const std::string& path) = 0;
 
   // Starts the pod unless it is already running; a pod that exists but died is
-  // recreated with fresh ephemeral directories. Returns once the supervisor
-  // runs; readiness is reported by `podStatus`.
+  // recreated with a fresh writable layer. The image must be built. Returns
+  // once the supervisor runs; readiness is reported by `podStatus`.
   virtual Status startPod(const PodSpec& spec) = 0;
 
   virtual StatusOr<PodStatus> podStatus(const std::string& cluster, const std::string& pod) = 0;
@@ -135,7 +165,7 @@ class Runtime {
   virtual StatusOr<std::vector<std::string>> listPods(const std::string& cluster) = 0;
 
   // Stops the pod (SIGTERM to its daemons, then SIGKILL after a grace period)
-  // and erases its ephemeral directories. OK if it did not exist.
+  // and erases its writable layer. OK if it did not exist.
   virtual Status stopPod(const std::string& cluster, const std::string& pod) = 0;
 
   // Brings a running pod's mounts to `desired.mounts` without recreating it
@@ -152,7 +182,7 @@ class Runtime {
   virtual Status restartDaemon(const std::string& cluster, const std::string& pod,
                                const std::string& daemon, std::chrono::milliseconds timeout) = 0;
 
-  // Runs `argv` inside the pod's namespaces, as root.
+  // Runs `argv` inside the pod's namespaces, as the pod's root.
   virtual StatusOr<ProcessResult> exec(const std::string& cluster, const std::string& pod,
                                        const std::vector<std::string>& argv,
                                        const ProcessOptions& options = {}) = 0;

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "corral/image.h"
+
 namespace corral {
 
 // Limits that validation enforces. They are here, not in the validator, so the
@@ -95,6 +97,10 @@ inline constexpr const char* kClusterRegistry = "registry:5000";
 
 struct ClusterSpec {
   std::string name;
+  // The cluster image every pod runs on (its Slurm stack). A create names
+  // it (or takes corrald's default); the API fills in the build and Slurm
+  // release it resolves to, so a revision says exactly what it runs.
+  ImageRef image;
   int gpuNodes = 4;
   int gpusPerNode = 8;
   int cpuNodes = 0;

@@ -52,6 +52,29 @@ Status checkVolumeSource(const std::string& source, const std::string& dataDir) 
   return Status::ok();
 }
 
+std::string rootList(const std::vector<std::string>& roots) {
+  std::string out;
+  for (const auto& r : roots) out += (out.empty() ? "" : ", ") + r;
+  return out.empty() ? "none" : out;
+}
+
+// Host directories are the operator's: only an admin may name one, and only
+// under a root the operator allowed.
+Status checkSourceAllowed(const Caller& who, const std::string& source,
+                          const std::vector<std::string>& roots) {
+  if (!who.admin)
+    return permissionDenied("only an administrator may back a volume with an existing host "
+                            "directory (--source); leave --source out and corral makes a "
+                            "managed volume");
+  std::error_code ec;
+  std::string c = fs::weakly_canonical(source, ec).string();
+  if (!underVolumeSourceRoot(c, roots))
+    return permissionDenied("--source " + quoteForMessage(c) +
+                            " is not under a directory this corrald lets volumes use (" +
+                            rootList(roots) + "; corrald --volume-source-root DIR adds one)");
+  return Status::ok();
+}
+
 std::string nodeOf(const ClusterRecord& r, const std::string& node) {
   for (const auto& n : r.nodes)
     if (n.name == node) return n.name;
@@ -59,6 +82,20 @@ std::string nodeOf(const ClusterRecord& r, const std::string& node) {
 }
 
 }  // namespace
+
+bool underVolumeSourceRoot(const std::string& path, const std::vector<std::string>& roots) {
+  for (const auto& r : roots)
+    if (path == r || path.rfind(r + "/", 0) == 0) return true;
+  return false;
+}
+
+Status checkVolumeSourceRoot(const std::string& root, const std::string& dataDir) {
+  RETURN_IF_ERROR(checkVolumeSource(root, dataDir));
+  std::error_code ec;
+  if (fs::canonical(root, ec).string() == "/var")
+    return invalidArgument("--volume-source-root /var is part of the host's system");
+  return Status::ok();
+}
 
 void ApiServer::nodeRoutes() {
   auto answer = [this](httplib::Response& res, const std::string& name,
@@ -128,6 +165,8 @@ void ApiServer::nodeRoutes() {
       v.hostPath = options_.dataDir + "/volumes/" + v.name;
       v.managed = true;
     } else {
+      if (Status s = checkSourceAllowed(caller(), source, options_.volumeSourceRoots); !s.isOk())
+        return sendError(res, s);
       if (Status s = checkVolumeSource(source, options_.dataDir); !s.isOk()) return sendError(res, s);
       v.hostPath = fs::canonical(source).string();
       v.managed = false;
@@ -206,6 +245,12 @@ void ApiServer::nodeRoutes() {
                                                v->project + "\" and cluster \"" + name +
                                                "\" to \"" + cluster->project +
                                                "\"; a volume is attached within its project"));
+    if (!v->managed && !underVolumeSourceRoot(v->hostPath, options_.volumeSourceRoots))
+      return sendError(res, permissionDenied(
+                                "volume \"" + v->name + "\" is backed by the host directory " +
+                                v->hostPath + ", which is not under a directory this corrald lets "
+                                "volumes use (" + rootList(options_.volumeSourceRoots) +
+                                "); an administrator must allow it (corrald --volume-source-root)"));
     std::string path = (*body)["path"];
     auto after = change(name, Action::kVolumes,
                         "attach volume " + v->name + " at " + path, false, false,

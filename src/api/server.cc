@@ -85,9 +85,24 @@ StatusOr<std::string> ApiServer::projectFor(const std::string& requested) {
   return requested;
 }
 
+StatusOr<ImageRef> ApiServer::resolveImage(const std::string& requested) {
+  std::string name = requested.empty() ? options_.defaultImage : requested;
+  if (options_.images == nullptr) return ImageRef{name, "", ""};
+  auto info = options_.images->find(name);
+  if (!info.isOk()) {
+    if (info.status().code() == Code::kNotFound) return invalidArgument(info.status().message());
+    return info.status();
+  }
+  return info->ref;
+}
+
 StatusOr<ClusterRecord> ApiServer::createCluster(ClusterSpec spec, const std::string& project,
                                                  const std::string& why) {
   spec.loginGeneration = 0;
+  // A clone keeps the build its source ran; a create resolves the name.
+  if (spec.image.id.empty() || options_.images == nullptr) {
+    ASSIGN_OR_RETURN(spec.image, resolveImage(spec.image.name));
+  }
   RETURN_IF_ERROR(validateClusterSpec(spec));
   RETURN_IF_ERROR(normalizeSlurmSettings(spec, options_.platformPartitions));
   ClusterRecord r;
@@ -222,8 +237,9 @@ void ApiServer::routes() {
     if (!body.isOk()) return sendError(res, body.status());
     // What a user declares at creation; the rest of a spec (volumes, login
     // users, generations) is made by later changes, each with its own checks.
-    if (Status s = rejectUnknownFields(*body, {"name", "gpuNodes", "gpusPerNode", "cpuNodes", "sshKeys",
-                                               "containers", "partitions", "slurmConf", "project"});
+    if (Status s = rejectUnknownFields(*body, {"name", "image", "gpuNodes", "gpusPerNode", "cpuNodes",
+                                               "sshKeys", "containers", "partitions", "slurmConf",
+                                               "project"});
         !s.isOk())
       return sendError(res, s);
     std::string requested;
@@ -233,6 +249,9 @@ void ApiServer::routes() {
       requested = p->get<std::string>();
       body->erase("project");
     }
+    if (auto img = body->find("image"); img != body->end() && !img->is_string())
+      return sendError(res, invalidArgument("field \"image\" must be an image name (a string; "
+                                            "`corral image list` shows them)"));
     auto spec = specFromJson(*body, /*strict=*/true);
     if (!spec.isOk()) return sendError(res, spec.status());
     auto project = projectFor(requested);

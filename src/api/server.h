@@ -13,6 +13,7 @@
 #include "api/slurm_reader.h"
 #include "common/actions.h"
 #include "corral/clock.h"
+#include "corral/image.h"
 #include "corral/store.h"
 #include "reconcile/reconciler.h"
 
@@ -38,7 +39,22 @@ struct ApiOptions {
   // How often node states and queue length are sampled for the charts
   // (0: never).
   std::chrono::milliseconds metricsPeriod{10000};
+  // The cluster images there are (not owned); null: a cluster keeps the
+  // image its spec names, unresolved (unit tests).
+  ImageCatalog* images = nullptr;
+  // The image of a cluster created without one.
+  std::string defaultImage = "debian13-slurm24.11";
+  // Host directories (canonical) under which an admin may back a volume
+  // with existing data (corrald --volume-source-root); none by default.
+  std::vector<std::string> volumeSourceRoots;
 };
+
+// Whether the canonical `path` is one of `roots` or lies under one.
+bool underVolumeSourceRoot(const std::string& path, const std::vector<std::string>& roots);
+
+// A directory an operator names as a --volume-source-root: existing, not
+// part of the host's system, apart from corrald's data directory.
+Status checkVolumeSourceRoot(const std::string& root, const std::string& dataDir);
 
 class ApiServer {
  public:
@@ -90,6 +106,9 @@ class ApiServer {
   StatusOr<std::string> projectFor(const std::string& requested);
   StatusOr<ClusterRecord> createCluster(ClusterSpec spec, const std::string& project,
                                         const std::string& why);
+  // The image called `name` (the default when empty), resolved to the build
+  // and Slurm release it stands for.
+  StatusOr<ImageRef> resolveImage(const std::string& name);
   // Makes the next revision of a cluster: checks that its status allows
   // `action`, applies `edit` to a copy of the spec, validates and normalises
   // the result and stores it (retrying on a concurrent write). A change that

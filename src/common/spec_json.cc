@@ -230,6 +230,21 @@ StatusOr<VolumeAttachment> attachmentAt(const json& j, const std::string& prefix
   return a;
 }
 
+// An image is named by a string in a request ("image": "debian13-slurm24.11")
+// and stored as {"name", "id", "slurmVersion"}.
+StatusOr<ImageRef> imageAt(const json& j, const std::string& prefix) {
+  if (j.is_string()) return ImageRef{j.get<std::string>(), "", ""};
+  if (!j.is_object())
+    return invalidArgument(field(prefix.substr(0, prefix.size() - 1)) +
+                           " must be an image name (a string)");
+  ObjectReader r(j, prefix, /*strict=*/false);
+  ImageRef ref;
+  RETURN_IF_ERROR(r.readString("name", &ref.name));
+  RETURN_IF_ERROR(r.readString("id", &ref.id));
+  RETURN_IF_ERROR(r.readString("slurmVersion", &ref.slurmVersion));
+  return ref;
+}
+
 StatusOr<ContainerSettings> containersAt(const json& j, const std::string& prefix) {
   if (!j.is_object())
     return invalidArgument(field(prefix.substr(0, prefix.size() - 1)) + " must be an object");
@@ -278,7 +293,7 @@ StatusOr<ClusterSpec> specAt(const json& j, const std::string& prefix, bool stri
   }
   ObjectReader r(j, prefix, strict);
   if (strict) {
-    RETURN_IF_ERROR(r.rejectUnknown({"name", "gpuNodes", "gpusPerNode", "cpuNodes", "sshKeys",
+    RETURN_IF_ERROR(r.rejectUnknown({"name", "image", "gpuNodes", "gpusPerNode", "cpuNodes", "sshKeys",
                                      "partitions", "slurmConf", "loginGeneration",
                                      "nodeGenerations", "volumes", "users",
                                      "controllerGeneration", "containers"}));
@@ -286,6 +301,9 @@ StatusOr<ClusterSpec> specAt(const json& j, const std::string& prefix, bool stri
   if (r.find("name") == nullptr) return invalidArgument(field(r.path("name")) + " is required");
   ClusterSpec spec;
   RETURN_IF_ERROR(r.readString("name", &spec.name));
+  if (const json* img = r.find("image")) {
+    ASSIGN_OR_RETURN(spec.image, imageAt(*img, r.path("image") + "."));
+  }
   RETURN_IF_ERROR(r.readInt("gpuNodes", &spec.gpuNodes));
   RETURN_IF_ERROR(r.readInt("gpusPerNode", &spec.gpusPerNode));
   RETURN_IF_ERROR(r.readInt("cpuNodes", &spec.cpuNodes));
@@ -485,6 +503,8 @@ nlohmann::json specToJson(const ClusterSpec& spec) {
   for (const auto& u : spec.users)
     users.push_back({{"name", u.name}, {"uid", u.uid}, {"sshKeys", u.sshKeys}});
   return json{{"name", spec.name},
+              {"image",
+               {{"name", spec.image.name}, {"id", spec.image.id}, {"slurmVersion", spec.image.slurmVersion}}},
               {"gpuNodes", spec.gpuNodes},
               {"gpusPerNode", spec.gpusPerNode},
               {"cpuNodes", spec.cpuNodes},

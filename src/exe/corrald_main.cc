@@ -2,15 +2,20 @@
 
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cstring>
 #include <filesystem>
 #include <iomanip>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <thread>
 
 #include "api/auth.h"
+#include "clusterimage/local_catalog.h"
 #include "api/server.h"
 #include "common/spec_json.h"
 #include "common/ipv4.h"
@@ -102,6 +107,62 @@ int runAdmin(CLI::App& admin, const std::string& dataDir, const AdminArgs& a) {
   std::cerr << admin.help();
   return 2;
 }
+// `corrald image …`: cluster images, built on this host (they are shared by
+// every corrald on it); a running corrald sees a new one at once.
+struct ImageArgs {
+  std::string file;
+  std::string name;
+};
+
+int runImage(CLI::App& image, corral::LocalImageCatalog& catalog, const ImageArgs& a) {
+  using namespace corral;
+  auto fail = [](const Status& s) {
+    std::cerr << "corrald image: " << s.message() << "\n";
+    return s.code() == Code::kInvalidArgument ? 2 : 1;
+  };
+  auto progress = [](const std::string& line) { std::cerr << line << "\n"; };
+  if (image.got_subcommand("list")) {
+    auto all = catalog.list();
+    if (!all.isOk()) return fail(all.status());
+    std::cout << std::left << std::setw(32) << "NAME" << std::setw(8) << "SLURM" << std::setw(24)
+              << "OS" << std::setw(8) << "BUILT" << "ID\n";
+    for (const auto& i : *all)
+      std::cout << std::left << std::setw(32) << i.ref.name << std::setw(8) << i.ref.slurmVersion
+                << std::setw(24) << i.os << std::setw(8) << (i.built ? "yes" : "no")
+                << i.ref.id.substr(0, 12) << "\n";
+    return 0;
+  }
+  if (image.got_subcommand("build")) {
+    std::string name = a.name;
+    if (!a.file.empty()) {
+      std::ifstream in(a.file);
+      if (!in) return fail(notFound("cannot read " + a.file));
+      std::stringstream text;
+      text << in.rdbuf();
+      auto added = catalog.addRecipe(text.str());
+      if (!added.isOk()) return fail(added.status().withContext(a.file));
+      name = added->ref.name;
+    }
+    if (name.empty()) return fail(invalidArgument("name an image, or give its recipe with -f FILE"));
+    auto info = catalog.find(name);
+    if (!info.isOk()) return fail(info.status());
+    if (info->built) {
+      std::cout << "image " << name << " (" << info->ref.id.substr(0, 12) << ") is built\n";
+      return 0;
+    }
+    if (Status s = catalog.ensureBuilt(info->ref, progress); !s.isOk()) return fail(s);
+    std::cout << "image " << name << " (" << info->ref.id.substr(0, 12) << ") is built\n";
+    return 0;
+  }
+  if (image.got_subcommand("remove")) {
+    if (Status s = catalog.removeRecipe(a.name); !s.isOk()) return fail(s);
+    std::cout << "image " << a.name << " removed; clusters that run it keep its build\n";
+    return 0;
+  }
+  std::cerr << image.help();
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -123,6 +184,24 @@ int main(int argc, char** argv) {
                  "an extra platform partition every new cluster gets, over all nodes (e.g. llm); "
                  "repeatable");
   app.add_flag("-v,--verbose", verbose, "log debug messages");
+  LocalImageCatalogOptions imageOptions;
+  imageOptions.builtInRecipes = builtInRecipes();
+  std::string defaultImage = kDefaultClusterImage;
+  app.add_option("--image-cache", imageOptions.cacheDir,
+                 "where cluster images are built and kept (shared by every corrald on the host)")
+      ->capture_default_str();
+  app.add_option("--debian-mirror", imageOptions.mirror, "the Debian archive images are built from")
+      ->capture_default_str();
+  app.add_option("--default-image", defaultImage, "the image of a cluster created without --image")
+      ->capture_default_str();
+  std::string egress;
+  app.add_option("--login-egress", egress,
+                 "a host interface through which login nodes (only) reach the outside, "
+                 "masqueraded; default: no pod reaches anything beyond its cluster");
+  std::vector<std::string> volumeRoots;
+  app.add_option("--volume-source-root", volumeRoots,
+                 "a host directory under which admins may back volumes with existing data "
+                 "(volume create --source); repeatable; default: none");
   std::string consoleDir;
   app.add_option("--console-dir", consoleDir,
                  "serve the web console from this directory instead of the built-in copy");
@@ -151,8 +230,21 @@ int main(int argc, char** argv) {
       ->required();
   for (auto* group : {user, token})
     for (auto* leaf : group->get_subcommands({})) leaf->fallthrough();
+  ImageArgs imageArgs;
+  auto* image = app.add_subcommand("image", "cluster images: list, build, remove")->require_subcommand(1);
+  image->fallthrough();
+  image->add_subcommand("list", "the images there are, built or not")->fallthrough();
+  auto* imageBuild = image->add_subcommand("build", "build an image (from a recipe of yours with -f)");
+  imageBuild->fallthrough();
+  imageBuild->add_option("name", imageArgs.name, "an image's name (corral's own, or one added before)");
+  imageBuild->add_option("-f,--file", imageArgs.file, "a recipe (YAML, see docs/images.md) to add and build");
+  auto* imageRemove = image->add_subcommand("remove", "forget an image you added (its build stays)");
+  imageRemove->fallthrough();
+  imageRemove->add_option("name", imageArgs.name, "the image")->required();
   CLI11_PARSE(app, argc, argv);
   if (admin->parsed()) return runAdmin(*admin, dataDir, adminArgs);
+  LocalImageCatalog catalog(imageOptions);
+  if (image->parsed()) return runImage(*image, catalog, imageArgs);
   if (verbose) setLogLevel(LogLevel::kDebug);
 
   if (geteuid() != 0) {
@@ -206,6 +298,13 @@ int main(int argc, char** argv) {
     LOG_ERROR("cannot create --data-dir " << dataDir << ": " << ec.message());
     return 1;
   }
+  // Files in pods' volumes and shared storage keep the ids they have inside
+  // (a setuid-root file a pod makes is root's here too): no one but root
+  // may reach into the data directory.
+  if (chmod(dataDir.c_str(), 0700) != 0) {
+    LOG_ERROR("cannot make --data-dir " << dataDir << " private: " << std::strerror(errno));
+    return 1;
+  }
   // Pod launchers detach from corrald; as a subreaper corrald inherits them
   // when they exit, and reaps them so that no zombie is left behind.
   prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -215,13 +314,39 @@ int main(int argc, char** argv) {
     LOG_ERROR(store.status().message());
     return 1;
   }
-  LocalRuntime runtime({dataDir, podBinary, nullptr});
+  // Clusters made before cluster images existed ran the host's Slurm 22.05:
+  // they continue on the image that holds it.
+  if (auto all = (*store)->listClusters(); all.isOk()) {
+    for (auto r : *all) {
+      if (!r.spec.image.name.empty()) continue;
+      auto legacy = catalog.find("debian12-slurm22.05");
+      if (!legacy.isOk()) break;
+      r.spec.image = legacy->ref;
+      if (auto u = (*store)->updateCluster(r); u.isOk())
+        LOG_INFO("cluster " << r.spec.name << " runs on image " << legacy->ref.name << " from now on");
+    }
+  }
+  LocalRuntimeOptions runtimeOptions;
+  runtimeOptions.dataDir = dataDir;
+  runtimeOptions.podBinary = podBinary;
+  runtimeOptions.imageRootfs = [&catalog](const ImageRef& ref) { return catalog.rootfsOf(ref.id); };
+  runtimeOptions.loginEgressInterface = egress;
+  if (!egress.empty() && !std::filesystem::exists("/sys/class/net/" + egress)) {
+    LOG_ERROR("--login-egress " << egress << ": no such network interface");
+    return 2;
+  }
+  if (auto def = catalog.find(defaultImage); !def.isOk()) {
+    LOG_ERROR("--default-image: " << def.status().message());
+    return 2;
+  }
+  LocalRuntime runtime(runtimeOptions);
   if (Status s = runtime.initialize(); !s.isOk()) {
     LOG_ERROR(s.message());
     return 1;
   }
   ReconcilerOptions ro;
   ro.subnetPool = pool;
+  ro.images = &catalog;
   Reconciler reconciler(**store, runtime, realClock(), ro);
   if (Status s = reconciler.collectOrphans(); !s.isOk()) LOG_WARN("orphan cleanup: " << s.message());
 
@@ -229,6 +354,23 @@ int main(int argc, char** argv) {
   apiOptions.platformPartitions = platformPartitions;
   apiOptions.dataDir = std::filesystem::canonical(dataDir).string();
   apiOptions.consoleDir = consoleDir;
+  apiOptions.images = &catalog;
+  for (const auto& root : volumeRoots) {
+    if (Status s = checkVolumeSourceRoot(root, apiOptions.dataDir); !s.isOk()) {
+      LOG_ERROR("--volume-source-root " << root << ": " << s.message());
+      return 2;
+    }
+    apiOptions.volumeSourceRoots.push_back(std::filesystem::canonical(root).string());
+  }
+  // Volumes an admin made from host directories that are no longer allowed:
+  // said now, refused at their next attach.
+  if (auto vols = (*store)->listVolumes(); vols.isOk())
+    for (const auto& v : *vols)
+      if (!v.managed && !underVolumeSourceRoot(v.hostPath, apiOptions.volumeSourceRoots))
+        LOG_WARN("volume " << v.name << " is backed by " << v.hostPath
+                           << ", which is not under any --volume-source-root; it will not be "
+                              "attached again until an administrator allows it");
+  apiOptions.defaultImage = defaultImage;
   ApiServer api(**store, reconciler, realClock(), apiOptions);
   if (Status s = api.bind(host, port); !s.isOk()) {
     LOG_ERROR(s.message());

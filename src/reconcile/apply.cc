@@ -105,7 +105,8 @@ Status Reconciler::runApply(ClusterRecord record) {
   const std::string what = record.changeMessage.empty() ? "" : " (" + record.changeMessage + ")";
   setPhase(name, "applying revision " + std::to_string(target) + what);
 
-  // 1. Plan and render the target.
+  // 1. Plan and render the target, on an image that is built.
+  if (Status s = ensureImage(name, record.spec.image); !s.isOk()) return failApply(record, s, false);
   auto planned = planNodes(record.spec, record.subnet, record.nodes);
   if (!planned.isOk()) return failApply(record, planned.status(), false);
   for (auto& n : *planned) {
@@ -296,13 +297,13 @@ Status Reconciler::prepareHomes(const ClusterRecord& desired) {
   // makes their own directory in it, like in /tmp.
   const std::string& cache = desired.spec.containers.cachePath;
   if (!cache.empty())
-    RETURN_IF_ERROR(runtime_.prepareDirectory(
-        desired.spec.name, "shared" + cache.substr(std::string(kSharedPath).size()), 0, 0, 01777));
+    RETURN_IF_ERROR(runtime_.prepareSharedDirectory(
+        desired.spec.name, cache.substr(std::string(kSharedPath).size() + 1), 0, 0, 01777));
   if (desired.spec.users.empty()) return Status::ok();
-  RETURN_IF_ERROR(runtime_.prepareDirectory(desired.spec.name, "shared/home", 0, 0, 0755));
+  RETURN_IF_ERROR(runtime_.prepareSharedDirectory(desired.spec.name, "home", 0, 0, 0755));
   for (const auto& u : desired.spec.users)
     RETURN_IF_ERROR(
-        runtime_.prepareDirectory(desired.spec.name, "shared/home/" + u.name, u.uid, u.uid, 0700));
+        runtime_.prepareSharedDirectory(desired.spec.name, "home/" + u.name, u.uid, u.uid, 0700));
   return Status::ok();
 }
 
@@ -416,6 +417,8 @@ Status Reconciler::failApply(const ClusterRecord& record, const Status& why, boo
             (touchedLive ? "; rolling back to revision " : "; nothing was changed; restoring revision ") +
             std::to_string(applied->number));
   ClusterSpec restore = applied->spec;
+  // Revisions from before cluster images named none; they ran this one.
+  if (restore.image.name.empty()) restore.image = record.spec.image;
   auto r = mutate(name, [&](ClusterRecord& c) {
     if (c.revision != failed) return;  // A newer change replaced it anyway.
     c.spec = restore;

@@ -316,18 +316,19 @@ Status Reconciler::runCreate(ClusterRecord record) {
     std::string reason = during + ": " + why.message();
     // Keep the evidence before cleaning up: the controller's log says why
     // Slurm did not come up far better than a timeout does.
-    std::vector<std::string> logs = {"pods/controller/fs/_var_log/slurm/slurmctld.log",
-                                     "pods/controller/fs/_var_log/slurm/slurmdbd.log"};
+    std::vector<std::pair<std::string, std::string>> logs = {
+        {"controller", "/var/log/slurm/slurmctld.log"}, {"controller", "/var/log/slurm/slurmdbd.log"}};
     if (auto pods = runtime_.listPods(name); pods.isOk()) {
       for (const auto& p : *pods) {
         auto st = runtime_.podStatus(name, p);
-        if (st.isOk() && !st->running) logs.push_back("pods/" + p + "/supervisor.log");
+        if (st.isOk() && !st->running) logs.emplace_back(p, "");
       }
     }
-    for (const auto& log : logs) {
-      auto text = runtime_.readFile(name, log);
+    for (const auto& [pod, log] : logs) {
+      auto text = runtime_.podLogTail(name, pod, log, 8192);
       if (text.isOk() && !text->empty())
-        event(name, "Warning", "Diagnostics", log + ":\n" + tail(*text, 15));
+        event(name, "Warning", "Diagnostics",
+              pod + (log.empty() ? " (its supervisor)" : ":" + log) + ":\n" + tail(*text, 15));
     }
     event(name, "Warning", "CreateFailed", reason);
     ClusterNetwork net{name, record.id, record.subnet};
@@ -366,6 +367,9 @@ Status Reconciler::runCreate(ClusterRecord record) {
   LOG_INFO("cluster " << name << ": phase: preparing network and secrets");
   record = *saved;
 
+  if (Status s = ensureImage(name, record.spec.image); !s.isOk())
+    return fail(s, "building image " + record.spec.image.name);
+  setPhase(name, "preparing network and secrets");
   ClusterNetwork net{name, record.id, record.subnet};
   if (Status s = runtime_.prepareCluster(net); !s.isOk()) return fail(s, "preparing the cluster");
   auto rendered = renderCluster(record);
@@ -373,7 +377,7 @@ Status Reconciler::runCreate(ClusterRecord record) {
   if (Status s = runtime_.writeFiles(name, rendered->files); !s.isOk())
     return fail(s, "writing configuration");
   if (Status s = prepareHomes(record); !s.isOk()) return fail(s, "preparing login users' homes");
-  auto hostKey = runtime_.readFile(name, "etc/ssh/ssh_host_ed25519_key.pub");
+  auto hostKey = runtime_.loginHostKey(name);
   if (!hostKey.isOk()) return fail(hostKey.status(), "reading the login host key");
   std::string key = *hostKey;
   while (!key.empty() && (key.back() == '\n' || key.back() == ' ')) key.pop_back();
@@ -443,6 +447,18 @@ Status Reconciler::runCreate(ClusterRecord record) {
   return Status::ok();
 }
 
+Status Reconciler::ensureImage(const std::string& cluster, const ImageRef& image) {
+  if (options_.images == nullptr) return Status::ok();
+  auto last = clock_.now() - std::chrono::seconds(10);
+  std::string prefix = "building image " + image.name + ": ";
+  return options_.images->ensureBuilt(image, [&](const std::string& line) {
+    // The phase shows the build's latest word, at most once a second.
+    if (line.empty() || clock_.now() - last < std::chrono::seconds(1)) return;
+    last = clock_.now();
+    setPhase(cluster, prefix + line.substr(0, 160));
+  });
+}
+
 Status Reconciler::startPods(const std::vector<const PodSpec*>& pods,
                              std::vector<std::string>* started, std::string* failedPod) {
   // A few threads: each start is mostly waiting on `ip` and the supervisor.
@@ -497,7 +513,7 @@ Status Reconciler::restartDeadPods(const ClusterRecord& record, const RenderedCl
 void Reconciler::ingestHealth(const ClusterRecord& record) {
   const std::string& name = record.spec.name;
   for (const auto& n : record.nodes) {
-    auto text = runtime_.readFile(name, "pods/" + n.name + "/health.json");
+    auto text = runtime_.healthReport(name, n.name);
     if (!text.isOk()) continue;
     auto j = nlohmann::json::parse(*text, nullptr, false);
     if (!j.is_object() || !j.contains("xids") || !j["xids"].is_array()) continue;
@@ -531,14 +547,14 @@ StatusOr<std::string> Reconciler::injectXid(const std::string& cluster, const st
   // As the driver prints it; the PCI address is the node's first GPU's.
   std::string line = "NVRM: Xid (PCI:0000:3b:00): " + std::to_string(code) +
                      ", pid=4242, name=python, " + xidDescription(code) + " (injected by corral)";
-  RETURN_IF_ERROR(runtime_.appendFile(cluster, "pods/" + node + "/kmsg", line + "\n"));
+  RETURN_IF_ERROR(runtime_.appendKernelLog(cluster, node, line));
   event(cluster, "Normal", "XidInjected", node + ": wrote \"" + line + "\" to its kernel log");
   return line;
 }
 
 std::string Reconciler::healthReport(const std::string& cluster, const std::string& node) {
   // Read fresh: the agent rewrites it within 200 ms of a change.
-  auto text = runtime_.readFile(cluster, "pods/" + node + "/health.json");
+  auto text = runtime_.healthReport(cluster, node);
   return text.isOk() ? *text : "";
 }
 
@@ -565,7 +581,7 @@ void Reconciler::livenessLoop() {
         if (st.isOk() && st->exists && !st->running) wanted = true;
       }
       for (const auto& n : r.nodes) {
-        auto text = runtime_.readFile(r.spec.name, "pods/" + n.name + "/health.json");
+        auto text = runtime_.healthReport(r.spec.name, n.name);
         std::string key = r.spec.name + "/" + n.name;
         std::string value = text.isOk() ? *text : "";
         // The report's "time" changes every few seconds; only its XIDs matter here.

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "corral/clock.h"
+#include "corral/image.h"
 #include "corral/runtime.h"
 #include "corral/spec.h"
 #include "corral/store.h"
@@ -41,6 +42,9 @@ struct ReconcilerOptions {
   // the login node's sshd before a cluster is declared Running. Null means a
   // real connect(); unit tests set it so that they need no network.
   std::function<bool(const std::string& address, int port)> loginProbe;
+  // Where clusters' images are built before their pods start; null: every
+  // image is taken to be built (unit tests).
+  ImageCatalog* images = nullptr;
 };
 
 // A node as Slurm last reported it.
@@ -97,6 +101,9 @@ class Reconciler {
   using Deadline = std::chrono::steady_clock::time_point;
 
   Status runCreate(ClusterRecord record);
+  // Builds the cluster's image unless it is built, showing the build's
+  // progress as the cluster's phase.
+  Status ensureImage(const std::string& cluster, const ImageRef& image);
   Status runDelete(const ClusterRecord& record);
   Status runHealth(const ClusterRecord& record);
   // src/reconcile/apply.cc: drive a Running cluster to its newest revision.

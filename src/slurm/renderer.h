@@ -63,4 +63,8 @@ std::string renderHosts(const ClusterRecord& record);
 std::string renderPlugstackConf(const ClusterRecord& record);
 std::string renderEnrootConf(const ClusterRecord& record);
 
+// corral's SPANK plugin built for a Slurm release, as found in kPodBinDir:
+// slurmstepd and srun load only a plugin stamped with their own release.
+std::string spankPluginFile(const std::string& slurmRelease);
+
 }  // namespace corral

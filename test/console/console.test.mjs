@@ -107,8 +107,10 @@ async function api(method, p, body) {
 
 // Runs a shell line in the login pod of the cluster (like Harness::podExec).
 function inLoginPod(command) {
-  const pid = fs.readFileSync(path.join(DATA_DIR, 'clusters', CLUSTER, 'pods', 'login', 'pid'), 'utf8').trim();
-  return execFileSync('nsenter', ['-t', pid, '-n', '-m', '-u', '-i', '-p', '--', 'sh', '-c', command],
+  const pid = fs.readFileSync(path.join(DATA_DIR, 'clusters', CLUSTER, 'pods', 'login', 'supervisor', 'pid'),
+                              'utf8').trim();
+  return execFileSync('nsenter', ['-t', pid, '-U', '-n', '-m', '-u', '-i', '-p', '-C', '-r', '-w', '--',
+                                  'sh', '-c', command],
     {encoding: 'utf8', timeout: 60000});
 }
 

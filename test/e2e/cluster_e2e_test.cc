@@ -228,7 +228,7 @@ TEST_F(BadInputE2E, MalformedApiBodiesGet400AndChangeNothing) {
                                       "-X", "POST", "-H", "Content-Type: application/json",
                                       "-H", "Authorization: Bearer " + h().token(),
                                       "--data-binary", "@-", h().url() + "/api/v1/clusters"},
-                                     {body, std::chrono::seconds(30), {}});
+                                     {body, std::chrono::seconds(30), {}, {}});
     ASSERT_TRUE(r.isOk());
     EXPECT_TRUE(r->out == "400" || r->out == "413") << body.substr(0, 40) << " -> " << r->out;
   }

@@ -79,7 +79,7 @@ class ContainerE2E : public ::testing::Test {
                                        "--env", "CORRAL_IMAGE=" + ref, "--workdir", "/tmp",
                                        registry_ + ref};
       argv.insert(argv.end(), dirs.begin(), dirs.end());
-      auto p = realProcessRunner().run(argv, {"", std::chrono::seconds(120), {}});
+      auto p = realProcessRunner().run(argv, {"", std::chrono::seconds(120), {}, {}});
       ASSERT_TRUE(p.isOk());
       ASSERT_EQ(p->exitCode, 0) << p->out << p->err;
     }

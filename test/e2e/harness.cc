@@ -102,6 +102,12 @@ ProcessResult Harness::admin(const std::vector<std::string>& args) {
 }
 
 void Harness::start() {
+  // The image is built once per host (scripts/test.sh does it first, with
+  // its progress shown); this only checks.
+  auto built = realProcessRunner().run({binary("corrald"), "image", "build", image()},
+                                       {"", std::chrono::seconds(1800), {}, {}});
+  if (!built.isOk() || built->exitCode != 0)
+    throw std::runtime_error("cannot build image " + image() + ": " + (built.isOk() ? built->err : ""));
   if (token_.empty()) {
     fs::create_directories(dataDir_);
     auto user = admin({"user", "add", "e2e-admin", "--admin"});
@@ -120,8 +126,9 @@ void Harness::start() {
     }
     setsid();
     std::string listen = "127.0.0.1:" + std::to_string(port_);
-    std::vector<std::string> args = {"corrald",   "--data-dir",    dataDir_, "--listen",
-                                     listen,      "--subnet-pool", pool_};
+    std::vector<std::string> args = {"corrald",      "--data-dir",    dataDir_, "--listen",
+                                     listen,         "--subnet-pool", pool_,    "--default-image",
+                                     image()};
     args.insert(args.end(), extraArgs_.begin(), extraArgs_.end());
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
@@ -168,13 +175,21 @@ ProcessResult Harness::ssh(const std::string& cluster, const std::string& comman
   return corral({"ssh", cluster, "--", command}, timeoutSeconds);
 }
 
+int Harness::podPid(const std::string& cluster, const std::string& pod) const {
+  return std::atoi(readAll(dataDir_ + "/clusters/" + cluster + "/pods/" + pod + "/supervisor/pid").c_str());
+}
+
+std::string Harness::image() {
+  const char* env = std::getenv("CORRAL_E2E_IMAGE");
+  return env && *env ? env : "debian13-slurm24.11";
+}
+
 ProcessResult Harness::podExec(const std::string& cluster, const std::string& pod,
                                const std::string& command) {
-  std::string pidText = readAll(dataDir_ + "/clusters/" + cluster + "/pods/" + pod + "/pid");
-  int pid = std::atoi(pidText.c_str());
+  int pid = podPid(cluster, pod);
   if (pid <= 0) throw std::runtime_error("pod " + pod + " has no pid");
-  auto r = realProcessRunner().run({"nsenter", "-t", std::to_string(pid), "-n", "-m", "-u", "-i",
-                                    "-p", "--", "sh", "-c", command});
+  auto r = realProcessRunner().run({"nsenter", "-t", std::to_string(pid), "-U", "-n", "-m", "-u",
+                                    "-i", "-p", "-C", "-r", "-w", "--", "sh", "-c", command});
   if (!r.isOk()) throw std::runtime_error(r.status().message());
   return *r;
 }

@@ -36,9 +36,15 @@ class Harness {
   // Runs `corral ssh CLUSTER -- COMMAND` (one command line for the login shell).
   ProcessResult ssh(const std::string& cluster, const std::string& command,
                     int timeoutSeconds = 120);
-  // Runs COMMAND (a shell line) inside a pod of a cluster, as corrald would.
+  // Runs COMMAND (a shell line) inside a pod of a cluster as its root, as
+  // corrald would.
   ProcessResult podExec(const std::string& cluster, const std::string& pod,
                         const std::string& command);
+  // The host PID of a pod's PID 1, or 0.
+  int podPid(const std::string& cluster, const std::string& pod) const;
+  // The cluster image the clusters of this harness get unless a test names
+  // one: $CORRAL_E2E_IMAGE, else corrald's default.
+  static std::string image();
 
   // Runs `corrald admin --data-dir <dir> ARGS…` (accounts and tokens).
   ProcessResult admin(const std::vector<std::string>& args);

@@ -70,9 +70,6 @@ class NodeE2E : public ::testing::Test {
   }
   void SetUp() override { ASSERT_NE(harness_, nullptr); }
   Harness& h() { return *harness_; }
-  std::string pod(const std::string& name) {
-    return h().dataDir() + "/clusters/gamma/pods/" + name;
-  }
   static Harness* harness_;
 };
 Harness* NodeE2E::harness_ = nullptr;
@@ -130,11 +127,7 @@ TEST_F(NodeE2E, AWorkerThatDiesEndsItsJobNodeFailAndReturnsByItself) {
                     [](const std::string& s) { return s == "RUNNING"; }),
             "RUNNING");
   std::string other = trim(h().ssh("gamma", "sbatch --parsable -w slinky-2 -o /dev/null --wrap 'sleep 6'").out);
-  int pid = 0;
-  {
-    std::ifstream in(pod("slinky-1") + "/pid");
-    in >> pid;
-  }
+  int pid = h().podPid("gamma", "slinky-1");
   ASSERT_GT(pid, 0);
   ASSERT_EQ(kill(pid, SIGKILL), 0);  // Every process of the node dies with its PID 1.
   // The controller answers throughout and the job ends NODE_FAIL, not requeued.
@@ -217,7 +210,7 @@ TEST_F(NodeE2E, LoginUsersLogInRunJobsAsThemselvesAndKeepTheirHome) {
     auto r = realProcessRunner().run(
         {"ssh", "-i", key, "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no", "-o",
          "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", "alice@" + login, command},
-        {"", std::chrono::seconds(60), {}});
+        {"", std::chrono::seconds(60), {}, {}});
     return r.isOk() ? *r : ProcessResult{};
   };
   auto who = ssh("id -un; pwd; echo kept > ~/notes; srun -N2 id -un");

@@ -11,7 +11,8 @@ const std::set<std::string>& methodNames() {
   static const std::set<std::string> names = {
       "prepareCluster", "writeFiles", "readFile", "startPod",       "podStatus",
       "listPods",       "stopPod",    "exec",     "destroyCluster", "listClusters",
-      "restartDaemon",  "stopCluster", "updateMounts", "appendFile", "prepareDirectory"};
+      "restartDaemon",  "stopCluster", "updateMounts", "appendKernelLog", "healthReport",
+      "podLogTail",     "prepareSharedDirectory", "loginHostKey"};
   return names;
 }
 
@@ -162,22 +163,67 @@ StatusOr<ProcessResult> FakeRuntime::defaultExec(const std::string& cluster,
   return result;
 }
 
-Status FakeRuntime::appendFile(const std::string& cluster, const std::string& path,
-                               const std::string& text) {
+Status FakeRuntime::appendKernelLog(const std::string& cluster, const std::string& pod,
+                                    const std::string& line) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (auto fault = takeFault("appendFile")) return *fault;
-  if (badPath(path)) return invalidArgument("bad path " + path);
-  clusters_[cluster].files[path].content += text;
+  if (auto fault = takeFault("appendKernelLog")) return *fault;
+  auto c = clusters_.find(cluster);
+  if (c == clusters_.end() || !c->second.net)
+    return notFound("cluster " + quote(cluster) + " has no runtime state");
+  c->second.pods[pod].files["/run/corral/kmsg"] += line + "\n";
   return Status::ok();
 }
 
-Status FakeRuntime::prepareDirectory(const std::string& cluster, const std::string& path, int uid,
-                                     int gid, int mode) {
+std::string FakeRuntime::kernelLog(const std::string& cluster, const std::string& pod) const {
   std::lock_guard<std::mutex> lock(mu_);
-  if (auto fault = takeFault("prepareDirectory")) return *fault;
-  if (badPath(path)) return invalidArgument("bad path " + path);
+  auto c = clusters_.find(cluster);
+  if (c == clusters_.end()) return "";
+  auto p = c->second.pods.find(pod);
+  if (p == c->second.pods.end()) return "";
+  auto f = p->second.files.find("/run/corral/kmsg");
+  return f == p->second.files.end() ? "" : f->second;
+}
+
+StatusOr<std::string> FakeRuntime::healthReport(const std::string& cluster, const std::string& pod) {
+  return podLogTail(cluster, pod, "/run/corral/health.json", 1 << 20);
+}
+
+StatusOr<std::string> FakeRuntime::podLogTail(const std::string& cluster, const std::string& pod,
+                                              const std::string& path, size_t maxBytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto fault = takeFault(path == "/run/corral/health.json" ? "healthReport" : "podLogTail"))
+    return *fault;
+  auto c = clusters_.find(cluster);
+  if (c == clusters_.end()) return notFound("no pod " + pod);
+  auto p = c->second.pods.find(pod);
+  if (p == c->second.pods.end()) return notFound("no pod " + pod);
+  auto f = p->second.files.find(path);
+  if (f == p->second.files.end()) return notFound(path + " does not exist");
+  const std::string& text = f->second;
+  return text.size() > maxBytes ? text.substr(text.size() - maxBytes) : text;
+}
+
+void FakeRuntime::putPodFile(const std::string& cluster, const std::string& pod,
+                             const std::string& path, std::string content) {
+  std::lock_guard<std::mutex> lock(mu_);
+  clusters_[cluster].pods[pod].files[path] = std::move(content);
+}
+
+Status FakeRuntime::prepareSharedDirectory(const std::string& cluster, const std::string& path,
+                                           int uid, int gid, int mode) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto fault = takeFault("prepareSharedDirectory")) return *fault;
+  if (badPath(path)) return invalidArgument("bad shared directory path " + path);
   directories_[cluster][path] = {uid, gid, mode};
   return Status::ok();
+}
+
+StatusOr<std::string> FakeRuntime::loginHostKey(const std::string& cluster) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto fault = takeFault("loginHostKey")) return *fault;
+  }
+  return readFile(cluster, "etc/ssh/ssh_host_ed25519_key.pub");
 }
 
 std::map<std::string, std::array<int, 3>> FakeRuntime::directories(const std::string& cluster) const {

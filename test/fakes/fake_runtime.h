@@ -61,10 +61,14 @@ class FakeRuntime : public Runtime {
                                const std::vector<std::string>& argv,
                                const ProcessOptions& options = {}) override;
   Status updateMounts(const PodSpec& desired) override;
-  Status appendFile(const std::string& cluster, const std::string& path,
-                    const std::string& text) override;
-  Status prepareDirectory(const std::string& cluster, const std::string& path, int uid, int gid,
-                          int mode) override;
+  Status appendKernelLog(const std::string& cluster, const std::string& pod,
+                         const std::string& line) override;
+  StatusOr<std::string> healthReport(const std::string& cluster, const std::string& pod) override;
+  StatusOr<std::string> podLogTail(const std::string& cluster, const std::string& pod,
+                                   const std::string& path, size_t maxBytes) override;
+  Status prepareSharedDirectory(const std::string& cluster, const std::string& path, int uid,
+                                int gid, int mode) override;
+  StatusOr<std::string> loginHostKey(const std::string& cluster) override;
   Status restartDaemon(const std::string& cluster, const std::string& pod,
                        const std::string& daemon, std::chrono::milliseconds timeout) override;
   Status stopCluster(const ClusterNetwork& net) override;
@@ -91,9 +95,18 @@ class FakeRuntime : public Runtime {
   // Replaces how `exec` answers; null restores the default.
   void setExecHandler(ExecHandler handler);
 
-  // Puts a file into the cluster's directory, as if something in a pod had
-  // written it (a daemon's log, for example). Does not prepare the cluster.
+  // Puts a file into the cluster's directory, as if the runtime had written
+  // it. Does not prepare the cluster.
   void putFile(const std::string& cluster, const std::string& path, std::string content);
+
+  // Puts a file into a pod, as if something in it had written it at `path`
+  // (a daemon's log; "/run/corral/health.json" is the node agent's report,
+  // "" the supervisor's log). Kept until `stopPod` removes the pod.
+  void putPodFile(const std::string& cluster, const std::string& pod, const std::string& path,
+                  std::string content);
+
+  // What `appendKernelLog` wrote to a pod's kernel log.
+  std::string kernelLog(const std::string& cluster, const std::string& pod) const;
 
   // --- Inspection ----------------------------------------------------------
 
@@ -115,7 +128,8 @@ class FakeRuntime : public Runtime {
   // calls that found nothing to remove.
   std::vector<std::string> destroyed() const;
 
-  // Directories `prepareDirectory` made, by path: {uid, gid, mode}.
+  // Directories `prepareSharedDirectory` made, by path under /shared:
+  // {uid, gid, mode}.
   std::map<std::string, std::array<int, 3>> directories(const std::string& cluster) const;
 
   // Every successful `restartDaemon`, as "cluster/pod/daemon", in call order.
@@ -128,6 +142,7 @@ class FakeRuntime : public Runtime {
   struct FakePod {
     PodSpec spec;
     bool running = false;
+    std::map<std::string, std::string> files;  // What the pod wrote, by path.
   };
   struct FakeCluster {
     std::optional<ClusterNetwork> net;

@@ -32,12 +32,19 @@ class MockRuntime : public Runtime {
                const std::vector<std::string>& argv, const ProcessOptions& options),
               (override));
   MOCK_METHOD(Status, updateMounts, (const PodSpec& desired), (override));
-  MOCK_METHOD(Status, appendFile,
-              (const std::string& cluster, const std::string& path, const std::string& text),
+  MOCK_METHOD(Status, appendKernelLog,
+              (const std::string& cluster, const std::string& pod, const std::string& line),
               (override));
-  MOCK_METHOD(Status, prepareDirectory,
+  MOCK_METHOD(StatusOr<std::string>, healthReport, (const std::string& cluster, const std::string& pod),
+              (override));
+  MOCK_METHOD(StatusOr<std::string>, podLogTail,
+              (const std::string& cluster, const std::string& pod, const std::string& path,
+               size_t maxBytes),
+              (override));
+  MOCK_METHOD(Status, prepareSharedDirectory,
               (const std::string& cluster, const std::string& path, int uid, int gid, int mode),
               (override));
+  MOCK_METHOD(StatusOr<std::string>, loginHostKey, (const std::string& cluster), (override));
   MOCK_METHOD(Status, restartDaemon,
               (const std::string& cluster, const std::string& pod, const std::string& daemon,
                std::chrono::milliseconds timeout),

@@ -318,14 +318,14 @@ void ApiHarness::populate() {
       {"action", "drained"},
       {"line",
        "NVRM: Xid (PCI:0000:3b:00): 79, pid=4242, name=python, GPU has fallen off the bus"}};
-  runtime.putFile("a", "pods/slinky-0/health.json",
+  runtime.putPodFile("a", "slinky-0", "/run/corral/health.json",
                   json{{"node", "slinky-0"},
                        {"slurmd", "ok"},
                        {"gpu", "xid"},
                        {"xids", json::array({xid})},
                        {"time", t}}
                       .dump());
-  runtime.putFile("a", "pods/slinky-1/health.json",
+  runtime.putPodFile("a", "slinky-1", "/run/corral/health.json",
                   json{{"node", "slinky-1"},
                        {"slurmd", "not running"},
                        {"gpu", "ok"},

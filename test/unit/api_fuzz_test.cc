@@ -668,7 +668,7 @@ TEST(ApiFuzzTest, MalformedHealthReportsAreNotServerErrors) {
       "{\"slurmd\": \"ok\", \"node\": \"\xff\"}",
       std::string(100000, '[')};
   for (const auto& report : reports) {
-    api.runtime.putFile("a", "pods/slinky-0/health.json", report);
+    api.runtime.putPodFile("a", "slinky-0", "/run/corral/health.json", report);
     f.send({"GET", "/api/v1/clusters/a/nodes", ""});
     f.send({"GET", "/api/v1/clusters/a/nodes/slinky-0", ""});
   }

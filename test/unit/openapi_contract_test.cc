@@ -390,7 +390,7 @@ TEST_F(OpenapiContractTest, EveryOperationAnswersAsDocumented) {
   expect("POST", a + "/nodes/cpu-workers-0/inject-xid", R"({"code": 79})", 400);
   expect("POST", a + "/nodes/nope/inject-xid", R"({"code": 79})", 404);
   expect("POST", "/api/v1/clusters/old/nodes/cpu-workers-0/inject-xid", R"({"code": 79})", 409);
-  api_.runtime.failNext("appendFile", unavailable("the node's disk is gone"));
+  api_.runtime.failNext("appendKernelLog", unavailable("the node's disk is gone"));
   expect("POST", a + "/nodes/slinky-1/inject-xid", R"({"code": 79})", 503);
   expect("GET", a + "/nodes/slinky-1", "", 200);  // Now with history.
 

@@ -17,7 +17,7 @@ TEST(PodJsonTest, LaunchSpecRoundTrips) {
   s.pod.gpus = 8;
   s.pod.mounts = {{"/var/lib/corral/clusters/demo/etc/slurm", "/etc/slurm", true},
                   {"/var/lib/corral/clusters/demo/shared", "/shared", false}};
-  s.pod.ephemeralDirs = {"/root", "/tmp"};
+  s.pod.image = {"debian13-slurm24.11", std::string(64, 'b'), "24.11"};
   s.pod.setupDirs = {"/run/munge"};
   s.pod.daemons = {{"munged", {"munged", "-F"}, {{"A", "b"}}, {0, "/run/munge/munge.socket.2",
                                                                std::chrono::seconds(10)}, {}},
@@ -25,6 +25,8 @@ TEST(PodJsonTest, LaunchSpecRoundTrips) {
                     {"172.29.0.2", 6817}}};
   s.netnsPath = "/run/netns/corral-demo.slinky-0";
   s.podDir = "/var/lib/corral/clusters/demo/pods/slinky-0";
+  s.imageRootfs = "/var/cache/corral/images/" + std::string(64, 'b') + "/rootfs";
+  s.ids = {0x70010000, 65536};
 
   auto back = launchSpecFromJson(launchSpecToJson(s));
   ASSERT_TRUE(back.isOk()) << back.status().toString();
@@ -43,6 +45,9 @@ TEST(PodJsonTest, LaunchSpecRoundTrips) {
   EXPECT_EQ(back->pod.daemons[1].startAfter.port, 6817);
   EXPECT_EQ(back->netnsPath, s.netnsPath);
   EXPECT_EQ(back->podDir, s.podDir);
+  EXPECT_EQ(back->imageRootfs, s.imageRootfs);
+  EXPECT_EQ(back->ids, s.ids);
+  EXPECT_EQ(back->pod.image, s.pod.image);
   EXPECT_EQ(launchSpecToJson(*back), launchSpecToJson(s));
 }
 
@@ -52,9 +57,19 @@ TEST(PodJsonTest, MalformedSpecIsAnError) {
   EXPECT_EQ(r.status().code(), Code::kInvalidArgument);
 }
 
-TEST(PodJsonTest, EphemeralSourcesAreFlatAndInsideThePodDir) {
-  EXPECT_EQ(ephemeralSource("/p", "/var/log"), "/p/fs/_var_log");
-  EXPECT_EQ(ephemeralSource("/p", "/root"), "/p/fs/_root");
+TEST(PodJsonTest, APodNeverGetsTheHostsIds) {
+  LaunchSpec s;
+  s.pod.cluster = "demo";
+  s.pod.name = "login";
+  s.pod.role = "login";
+  s.pod.address = "172.29.0.3";
+  s.netnsPath = "/run/netns/x";
+  s.podDir = "/p";
+  s.imageRootfs = "/i";
+  s.ids = {0, 65536};  // Pod root would be the host's root.
+  auto r = launchSpecFromJson(launchSpecToJson(s));
+  ASSERT_FALSE(r.isOk());
+  EXPECT_EQ(r.status().code(), Code::kInvalidArgument);
 }
 
 }  // namespace

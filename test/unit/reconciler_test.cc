@@ -222,7 +222,7 @@ TEST_F(ReconcilerTest, FailedStartPodFailsTheClusterAndCleansUp) {
 TEST_F(ReconcilerTest, FailureKeepsTheControllerLogAsDiagnostics) {
   add("demo", 1);
   runtime_.setPodReady("demo", "controller", false);
-  runtime_.putFile("demo", "pods/controller/fs/_var_log/slurm/slurmctld.log",
+  runtime_.putPodFile("demo", "controller", "/var/log/slurm/slurmctld.log",
                    "line 1\nfatal: Unable to determine this slurmctld's NodeName\n");
   ASSERT_TRUE(reconciler().reconcile("demo").isOk());
   EXPECT_EQ(get("demo").status, ClusterStatus::kFailed);
@@ -424,6 +424,15 @@ TEST(ReconcilerMockTest, FailedWorkerStartDestroysTheClusterExactlyOnce) {
                          const std::vector<std::string>& a,
                          const ProcessOptions& o) { return fake.exec(c, p, a, o); });
   ON_CALL(mock, listClusters).WillByDefault([&] { return fake.listClusters(); });
+  ON_CALL(mock, loginHostKey).WillByDefault([&](const std::string& c) { return fake.loginHostKey(c); });
+  ON_CALL(mock, podLogTail)
+      .WillByDefault([&](const std::string& c, const std::string& p, const std::string& f, size_t n) {
+        return fake.podLogTail(c, p, f, n);
+      });
+  ON_CALL(mock, prepareSharedDirectory)
+      .WillByDefault([&](const std::string& c, const std::string& p, int u, int g, int m) {
+        return fake.prepareSharedDirectory(c, p, u, g, m);
+      });
 
   ClusterRecord rec = creatingRecord("demo", 2);
   StatusOr<ClusterRecord> created = store.createCluster(rec);

@@ -50,6 +50,7 @@ ClusterRecord makeRecord(int gpuNodes, int gpusPerNode, int cpuNodes,
   r.spec.gpuNodes = gpuNodes;
   r.spec.gpusPerNode = gpusPerNode;
   r.spec.cpuNodes = cpuNodes;
+  r.spec.image = {"debian12-slurm22.05", std::string(64, 'a'), "22.05"};
   r.spec.sshKeys = {"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOne alice@laptop",
                     "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQTwo bob@desk"};
   r.revision = 3;
@@ -335,15 +336,16 @@ TEST(RenderClusterTest, EachPodRunsItsRolesDaemons) {
   EXPECT_EQ(login->daemons.back().ready.tcpPort, 22);
 }
 
-TEST(RenderClusterTest, EveryPodHasPrivateEphemeralDirectories) {
+TEST(RenderClusterTest, EveryPodRunsOnTheClustersImage) {
   StatusOr<RenderedCluster> rc = renderCluster(makeRecord(2, 8, 1));
   ASSERT_TRUE(rc.isOk());
   ASSERT_EQ(rc->pods.size(), 5u);
   for (const auto& p : rc->pods) {
-    EXPECT_THAT(p.ephemeralDirs, IsSupersetOf({"/root", "/tmp", "/run", "/var/spool"})) << p.name;
+    EXPECT_EQ(p.image.name, "debian12-slurm22.05") << p.name;
+    EXPECT_EQ(p.image.id, std::string(64, 'a')) << p.name;
   }
   // slurmctld's saved state outlives the pod: it is a writable mount over the
-  // ephemeral /var/spool.
+  // pod's root, which is erased whenever the pod is recreated.
   const PodSpec* controller = findPod(*rc, "controller");
   ASSERT_NE(controller, nullptr);
   auto state = std::find_if(controller->mounts.begin(), controller->mounts.end(),
@@ -387,7 +389,7 @@ TEST(RenderContainersTest, PlugstackLoadsThePyxisPluginFromThePodBinDir) {
   auto out = renderCluster(r);
   ASSERT_TRUE(out.isOk());
   const std::string& plug = out->files.at("etc/slurm/plugstack.conf").content;
-  EXPECT_NE(plug.find("required /.corral-bin/spank_pyxis.so runtime_path=/.corral-bin/enroot"),
+  EXPECT_NE(plug.find("required /.corral-bin/spank_pyxis-22.05.so runtime_path=/.corral-bin/enroot"),
             std::string::npos)
       << plug;
   // Login and workers see the runtime's configuration; the controller does not need it.
@@ -425,7 +427,7 @@ TEST(RenderContainersTest, RegistryPodOnlyWhenAskedFor) {
   ASSERT_NE(reg, nullptr);
   EXPECT_EQ(reg->name, "registry");
   ASSERT_EQ(reg->daemons.size(), 1u);  // docker-registry alone: no munge, no Slurm
-  EXPECT_EQ(reg->daemons[0].argv[0], "docker-registry");
+  EXPECT_EQ(reg->daemons[0].argv[0], "/.corral-bin/docker-registry");
   EXPECT_EQ(reg->daemons[0].ready.tcpPort, 5000);
   EXPECT_NE(renderHosts(r).find(reg->address + "\tregistry"), std::string::npos);
   EXPECT_NE(out->files.at("etc/docker-registry/config.yml").content.find("addr: 0.0.0.0:5000"),

@@ -79,7 +79,8 @@ TEST(StatusNameTest, ParseRejectsOtherSpellings) {
 
 TEST(SpecJsonTest, ToJsonHasTheApiKeys) {
   json j = specToJson(demoSpec());
-  EXPECT_EQ(j, json::parse(R"({"name": "demo", "gpuNodes": 2, "gpusPerNode": 4, "cpuNodes": 1,
+  EXPECT_EQ(j, json::parse(R"({"name": "demo", "image": {"name": "", "id": "", "slurmVersion": ""},
+      "gpuNodes": 2, "gpusPerNode": 4, "cpuNodes": 1,
       "sshKeys": ["ssh-ed25519 AAAAC3Nza you@laptop", "ssh-rsa AAAAB3Nza ci"],
       "partitions": [], "slurmConf": {}, "loginGeneration": 0, "controllerGeneration": 0, "nodeGenerations": {},
       "volumes": [], "users": [],

@@ -5,22 +5,42 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <random>
 #include <thread>
 
+#include "common/beneath.h"
 #include "common/files.h"
 #include "common/ipv4.h"
 #include "common/log.h"
-#include "runtime/local/pod_json.h"
+#include "common/sha256.h"
+#include "runtime/local/firewall.h"
+#include "runtime/local/pod_root.h"
 #include "runtime/local/pod_supervisor.h"
+#include "slurm/release.h"
+#include "slurm/renderer.h"
 
 namespace fs = std::filesystem;
 
 namespace corral {
 namespace {
+
+// What a pod may write for corrald to read is bounded: a pod's root can
+// make any file as large as it likes.
+constexpr size_t kMaxReportBytes = 1 << 20;
+
+// corral's binaries that pods run, from the directory of corral-pod, and
+// Debian's docker-registry (a static Go binary) for the cluster registry:
+// the images need not carry it.
+std::vector<std::string> podBinaries() {
+  std::vector<std::string> names = {"corral-health", "enroot", "corral-imagectl"};
+  for (const auto& release : supportedSlurmReleases()) names.push_back(spankPluginFile(release));
+  return names;
+}
+constexpr const char* kRegistryBinary = "/usr/bin/docker-registry";
 
 StatusOr<std::string> readWhole(const std::string& path) { return readFile(path); }
 
@@ -30,7 +50,7 @@ Status writeAtomic(const std::string& path, const std::string& content, int mode
   if (ec) return internalError("cannot create " + fs::path(path).parent_path().string() + ": " +
                                ec.message());
   std::string tmp = path + ".tmp";
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
   if (fd < 0) return internalError("cannot write " + tmp + ": " + std::strerror(errno));
   size_t off = 0;
   while (off < content.size()) {
@@ -49,6 +69,10 @@ Status writeAtomic(const std::string& path, const std::string& content, int mode
   return Status::ok();
 }
 
+bool safeRelative(const std::string& path) {
+  return !path.empty() && path[0] != '/' && path.find("..") == std::string::npos;
+}
+
 // Whether `pid` is alive (not a zombie) and was started as
 // `corral-pod start <specPath>`.
 bool isPodProcess(int pid, const std::string& specPath) {
@@ -60,6 +84,17 @@ bool isPodProcess(int pid, const std::string& specPath) {
   auto args = readFile(proc + "/cmdline");
   if (!args.isOk()) return false;
   return args->find(std::string("\0", 1) + specPath + std::string("\0", 1)) != std::string::npos;
+}
+
+void killAndWait(int pid, const std::function<bool()>& alive) {
+  kill(pid, SIGTERM);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(8);
+  while (alive() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (alive()) {
+    kill(pid, SIGKILL);
+    while (alive()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 // Interface names are limited to 15 characters, and must not collide between
@@ -124,54 +159,114 @@ StatusOr<std::string> LocalRuntime::networkKey(const std::string& cluster) const
 }
 
 Status LocalRuntime::initialize() {
-  std::lock_guard<std::mutex> lock(templateMutex_);
-  std::string tmpl = options_.dataDir + "/templates/mariadb";
-  if (fs::exists(tmpl + "/.complete")) return Status::ok();
-  LOG_INFO("preparing the MariaDB template data directory (once per host)");
-  std::error_code ec;
-  fs::remove_all(tmpl, ec);
-  fs::create_directories(tmpl, ec);
-  std::string cnf = options_.dataDir + "/templates/mariadb.cnf";
-  RETURN_IF_ERROR(writeAtomic(cnf,
-                              "[mysqld]\nskip-networking\nperformance_schema=OFF\n"
-                              "innodb_buffer_pool_size=32M\ninnodb_log_file_size=8M\n"
-                              "innodb_data_file_path=ibdata1:4M:autoextend\n"
-                              "innodb_use_native_aio=0\n",
-                              0644));
-  ProcessOptions po;
-  po.timeout = std::chrono::seconds(120);
-  auto r = runChecked(runner_,
-                      {"mariadb-install-db", "--defaults-file=" + cnf, "--datadir=" + tmpl,
-                       "--auth-root-authentication-method=socket", "--skip-test-db",
-                       "--user=root"},
-                      po);
-  if (!r.isOk()) return r.status().withContext("initialising the accounting database template");
-  return writeAtomic(tmpl + "/.complete", "", 0644);
+  RETURN_IF_ERROR(stageBinaries());
+  return stopLegacyPods();
 }
 
-Status LocalRuntime::ensureDatabase(const std::string& cluster) {
-  std::string db = clusterDir(cluster) + "/db";
-  if (fs::exists(db + "/.complete")) return Status::ok();
-  RETURN_IF_ERROR(initialize());
+// corral's pod binaries, copied into a directory named by their content, so
+// that a rebuilt corral never changes what running pods have mounted.
+Status LocalRuntime::stageBinaries() {
+  std::string src = fs::path(options_.podBinary).parent_path().string();
+  std::vector<std::pair<std::string, std::string>> files;  // name -> source path
+  for (const auto& n : podBinaries()) files.emplace_back(n, src + "/" + n);
+  if (fs::exists(kRegistryBinary)) files.emplace_back("docker-registry", kRegistryBinary);
+  std::string key;
+  for (const auto& [name, path] : files) {
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0) continue;
+    key += name + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
+           std::to_string(st.st_mtim.tv_nsec) + ";";
+  }
+  binDir_ = options_.dataDir + "/pod-bin/" + sha256Hex(key).substr(0, 16);
+  if (fs::exists(binDir_)) return Status::ok();
+  std::string tmp = binDir_ + ".tmp";
   std::error_code ec;
-  fs::remove_all(db, ec);
-  auto r = runChecked(runner_, {"cp", "-a", "--sparse=always",
-                                options_.dataDir + "/templates/mariadb", db});
-  if (!r.isOk()) return r.status().withContext("copying the accounting database template");
+  fs::remove_all(tmp, ec);
+  fs::create_directories(tmp, ec);
+  if (ec) return internalError("cannot create " + tmp + ": " + ec.message());
+  for (const auto& [name, path] : files) {
+    if (!fs::exists(path)) continue;
+    fs::copy_file(path, tmp + "/" + name, fs::copy_options::overwrite_existing, ec);
+    if (ec) return internalError("cannot copy " + path + " for the pods: " + ec.message());
+    chmod((tmp + "/" + name).c_str(), 0755);
+  }
+  fs::rename(tmp, binDir_, ec);
+  if (ec && !fs::exists(binDir_)) return internalError("cannot create " + binDir_ + ": " + ec.message());
+  fs::remove_all(tmp, ec);
   return Status::ok();
 }
 
-Status LocalRuntime::prepareCluster(const ClusterNetwork& net) {
-  std::string dir = clusterDir(net.cluster);
+// Pods started by a corral from before the sandbox (their pid file lay in
+// the pod directory itself) run with the host's root: stop them, so that
+// the health pass recreates them sandboxed.
+Status LocalRuntime::stopLegacyPods() {
   std::error_code ec;
-  fs::create_directories(dir + "/pods", ec);
-  fs::create_directories(dir + "/state/slurmctld", ec);
-  fs::create_directories(dir + "/shared", ec);
-  if (ec) return internalError("cannot create " + dir + ": " + ec.message());
-  ASSIGN_OR_RETURN(std::string key, networkKeyOf(net.subnet));
-  RETURN_IF_ERROR(writeAtomic(dir + "/netkey", key, 0644));
+  for (const auto& cluster : fs::directory_iterator(options_.dataDir + "/clusters", ec)) {
+    std::error_code ec2;
+    for (const auto& pod : fs::directory_iterator(cluster.path() / "pods", ec2)) {
+      std::string legacyPid = (pod.path() / "pid").string();
+      if (!fs::exists(legacyPid)) continue;
+      auto text = readWhole(legacyPid);
+      int pid = text.isOk() ? std::atoi(text->c_str()) : 0;
+      std::string spec = (pod.path() / kPodSpecFile).string();
+      if (pid > 0 && isPodProcess(pid, spec)) {
+        LOG_WARN("stopping pod " << pod.path().string() << " (started unsandboxed by an older corral)");
+        killAndWait(pid, [&] { return isPodProcess(pid, spec); });
+      }
+      fs::remove(legacyPid, ec2);
+    }
+  }
+  return Status::ok();
+}
 
-  // Secrets: a munge key of the cluster's own and the login node's host key.
+StatusOr<IdRange> LocalRuntime::idRange(const std::string& cluster) const {
+  auto text = readWhole(clusterDir(cluster) + "/ids");
+  if (!text.isOk()) return notFound("cluster \"" + cluster + "\" has no id range");
+  long long base = std::atoll(text->c_str());
+  if (base < kIdPoolStart || base >= static_cast<long long>(kIdPoolStart) + static_cast<long long>(kIdRanges) * kIdRangeSize)
+    return internalError("cluster \"" + cluster + "\" has a malformed id range: " + *text);
+  return IdRange{static_cast<uint32_t>(base), kIdRangeSize};
+}
+
+// A range is claimed by a symlink in the registry that names the cluster's
+// directory; a claim whose directory is gone (a data directory removed by
+// hand) is free again.
+StatusOr<IdRange> LocalRuntime::claimIdRange(const std::string& cluster) {
+  if (auto r = idRange(cluster); r.isOk()) return r;
+  std::lock_guard<std::mutex> l(idMu_);
+  std::error_code ec;
+  fs::create_directories(options_.idRegistryDir, ec);
+  if (ec) return internalError("cannot create " + options_.idRegistryDir + ": " + ec.message());
+  std::string owner = fs::absolute(clusterDir(cluster)).string();
+  for (uint32_t i = 0; i < kIdRanges; ++i) {
+    std::string claim = options_.idRegistryDir + "/" + std::to_string(i);
+    if (symlink(owner.c_str(), claim.c_str()) != 0) {
+      if (errno != EEXIST) return internalError("cannot claim " + claim + ": " + std::strerror(errno));
+      auto target = fs::read_symlink(claim, ec);
+      if (ec || fs::exists(target)) continue;
+      fs::remove(claim, ec);  // Stale: its cluster directory is gone.
+      if (symlink(owner.c_str(), claim.c_str()) != 0) continue;
+    }
+    uint32_t base = kIdPoolStart + i * kIdRangeSize;
+    RETURN_IF_ERROR(writeAtomic(clusterDir(cluster) + "/ids", std::to_string(base) + "\n", 0644));
+    return IdRange{base, kIdRangeSize};
+  }
+  return unavailable("every one of the " + std::to_string(kIdRanges) + " id ranges is in use");
+}
+
+void LocalRuntime::releaseIdRange(const std::string& cluster) {
+  auto r = idRange(cluster);
+  if (!r.isOk()) return;
+  std::string claim = options_.idRegistryDir + "/" + std::to_string((r->base - kIdPoolStart) / kIdRangeSize);
+  std::error_code ec;
+  auto target = fs::read_symlink(claim, ec);
+  if (!ec && target == fs::absolute(clusterDir(cluster))) fs::remove(claim, ec);
+}
+
+Status LocalRuntime::ensureSecrets(const std::string& cluster) {
+  std::string dir = clusterDir(cluster);
+  std::error_code ec;
+  // A munge key of the cluster's own and the login node's host key.
   std::string mungeKey = dir + "/secrets/munge/munge.key";
   if (!fs::exists(mungeKey)) {
     std::string key(1024, '\0');
@@ -187,14 +282,48 @@ Status LocalRuntime::prepareCluster(const ClusterNetwork& net) {
     fs::create_directories(dir + "/etc/ssh", ec);
     fs::remove(hostKey, ec);
     auto r = runChecked(runner_, {"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C",
-                                  "root@login." + net.cluster, "-f", hostKey});
+                                  "root@login." + cluster, "-f", hostKey});
     if (!r.isOk()) return r.status().withContext("generating the login node's host key");
   }
-  RETURN_IF_ERROR(ensureDatabase(net.cluster));
+  return Status::ok();
+}
+
+Status LocalRuntime::ensureFirewall(const std::string& key, const std::string& subnet) {
+  ClusterFirewall fw{key, bridgeName(key), options_.loginEgressInterface, ""};
+  if (!fw.egressInterface.empty()) {
+    ASSIGN_OR_RETURN(Cidr cidr, parseCidr(subnet));
+    fw.loginAddress = hostAddress(cidr, kLoginOffset);
+  }
+  ProcessOptions po;
+  po.input = renderFirewall(fw);
+  auto r = runChecked(runner_, {"nft", "-f", "-"}, po);
+  if (!r.isOk()) return r.status().withContext("isolating the cluster network (nftables)");
+  if (!fw.egressInterface.empty()) {
+    // Forwarding on the two interfaces egress crosses, and no others.
+    for (const auto& dev : {fw.bridge, fw.egressInterface}) {
+      std::string path = "/proc/sys/net/ipv4/conf/" + dev + "/forwarding";
+      int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+      bool ok = fd >= 0 && write(fd, "1\n", 2) == 2;
+      if (fd >= 0) close(fd);
+      if (!ok) return internalError("cannot enable forwarding on " + dev + ": " + std::strerror(errno));
+    }
+  }
+  return Status::ok();
+}
+
+Status LocalRuntime::prepareCluster(const ClusterNetwork& net) {
+  std::string dir = clusterDir(net.cluster);
+  std::error_code ec;
+  for (const char* sub : {"/pods", "/state/slurmctld", "/shared", "/db"}) fs::create_directories(dir + sub, ec);
+  if (ec) return internalError("cannot create " + dir + ": " + ec.message());
+  ASSIGN_OR_RETURN(std::string key, networkKeyOf(net.subnet));
+  RETURN_IF_ERROR(writeAtomic(dir + "/netkey", key, 0644));
+  RETURN_IF_ERROR(claimIdRange(net.cluster).status());
+  RETURN_IF_ERROR(ensureSecrets(net.cluster));
 
   // The cluster network: a bridge holding the subnet's first address, so the
-  // host reaches the login node. No NAT and no forwarding: pods reach only
-  // each other and this host.
+  // host reaches the login node, and the firewall that keeps pods off the
+  // host's services and other networks.
   ASSIGN_OR_RETURN(Cidr cidr, parseCidr(net.subnet));
   std::string br = bridgeName(key);
   if (!fs::exists("/sys/class/net/" + br)) {
@@ -205,48 +334,46 @@ Status LocalRuntime::prepareCluster(const ClusterNetwork& net) {
     auto r = runChecked(runner_, {"ip", "-batch", "-"}, po);
     if (!r.isOk()) return r.status().withContext("creating bridge " + br);
   }
-  return Status::ok();
+  return ensureFirewall(key, net.subnet);
 }
 
 Status LocalRuntime::writeFiles(const std::string& cluster, const RenderedFiles& files) {
   for (const auto& [rel, file] : files) {
-    if (rel.empty() || rel[0] == '/' || rel.find("..") != std::string::npos)
-      return invalidArgument("bad rendered file path " + rel);
+    if (!safeRelative(rel)) return invalidArgument("bad rendered file path " + rel);
     RETURN_IF_ERROR(writeAtomic(clusterDir(cluster) + "/" + rel, file.content, file.mode));
   }
   return Status::ok();
 }
 
-Status LocalRuntime::appendFile(const std::string& cluster, const std::string& path,
-                                const std::string& text) {
-  if (path.empty() || path[0] == '/' || path.find("..") != std::string::npos)
-    return invalidArgument("bad path " + path);
-  std::string full = clusterDir(cluster) + "/" + path;
-  int fd = open(full.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) return unavailable("cannot open " + full + ": " + std::strerror(errno));
-  ssize_t n = write(fd, text.data(), text.size());
-  close(fd);
-  if (n != static_cast<ssize_t>(text.size())) return unavailable("cannot append to " + full);
-  return Status::ok();
+Status LocalRuntime::appendKernelLog(const std::string& cluster, const std::string& pod,
+                                     const std::string& line) {
+  return appendFileBeneath(podDir(cluster, pod) + "/" + kPodAgentDir, "kmsg", line + "\n");
 }
 
-Status LocalRuntime::prepareDirectory(const std::string& cluster, const std::string& path, int uid,
-                                      int gid, int mode) {
-  if (path.empty() || path[0] == '/' || path.find("..") != std::string::npos)
-    return invalidArgument("bad path " + path);
-  std::string full = clusterDir(cluster) + "/" + path;
-  std::error_code ec;
-  fs::create_directories(full, ec);
-  if (ec) return internalError("cannot create " + full + ": " + ec.message());
-  if (chown(full.c_str(), static_cast<uid_t>(uid), static_cast<gid_t>(gid)) != 0 ||
-      chmod(full.c_str(), static_cast<mode_t>(mode)) != 0)
-    return internalError("cannot set the owner of " + full + ": " + std::strerror(errno));
-  return Status::ok();
+StatusOr<std::string> LocalRuntime::healthReport(const std::string& cluster, const std::string& pod) {
+  return readFileBeneath(podDir(cluster, pod) + "/" + kPodAgentDir, "health.json", kMaxReportBytes);
+}
+
+StatusOr<std::string> LocalRuntime::podLogTail(const std::string& cluster, const std::string& pod,
+                                               const std::string& path, size_t maxBytes) {
+  if (path.empty()) return readFileBeneath(podDir(cluster, pod), kPodLogFile, maxBytes);
+  if (path[0] != '/') return invalidArgument("a pod's log path is absolute: " + path);
+  // What the pod wrote is in its writable layer, also after it stopped.
+  return readFileBeneath(podDir(cluster, pod) + "/" + kPodUpperDir, path, maxBytes);
+}
+
+Status LocalRuntime::prepareSharedDirectory(const std::string& cluster, const std::string& path,
+                                            int uid, int gid, int mode) {
+  if (!safeRelative(path)) return invalidArgument("bad shared directory path " + path);
+  return prepareDirectoryBeneath(clusterDir(cluster) + "/shared", path, uid, gid, mode);
+}
+
+StatusOr<std::string> LocalRuntime::loginHostKey(const std::string& cluster) {
+  return readWhole(clusterDir(cluster) + "/etc/ssh/ssh_host_ed25519_key.pub");
 }
 
 StatusOr<std::string> LocalRuntime::readFile(const std::string& cluster, const std::string& path) {
-  if (path.empty() || path[0] == '/' || path.find("..") != std::string::npos)
-    return invalidArgument("bad path " + path);
+  if (!safeRelative(path)) return invalidArgument("bad path " + path);
   return readWhole(clusterDir(cluster) + "/" + path);
 }
 
@@ -279,6 +406,11 @@ Status LocalRuntime::ensurePodNetwork(const PodSpec& spec, const std::string& id
     ProcessOptions pi;
     pi.input = "link set lo up\nlink set " + podIf + " name eth0\naddr add " + spec.address +
                "/" + std::to_string(spec.prefixLength) + " dev eth0\nlink set eth0 up\n";
+    // Only the login pod has a way out, and only when the operator gave one.
+    if (spec.role == "login" && !options_.loginEgressInterface.empty()) {
+      ASSIGN_OR_RETURN(Cidr cidr, parseCidr(spec.address + "/" + std::to_string(spec.prefixLength)));
+      pi.input += "route add default via " + hostAddress(cidr, 1) + "\n";
+    }
     auto r2 = runChecked(runner_, {"ip", "-n", ns, "-batch", "-"}, pi);
     if (!r2.isOk()) return r2.status().withContext("configuring pod " + spec.name + " network");
   }
@@ -302,29 +434,65 @@ Status LocalRuntime::removePodNetwork(const std::string& cluster, const std::str
 
 int LocalRuntime::podPid(const std::string& cluster, const std::string& pod) const {
   std::string dir = podDir(cluster, pod);
-  auto text = readWhole(dir + "/" + kPodPidFile);
+  auto text = readWhole(dir + "/" + kPodStateDir + "/" + kPodPidFile);
   if (!text.isOk()) return 0;
   int pid = std::atoi(text->c_str());
   if (pid <= 0) return 0;
   return isPodProcess(pid, dir + "/" + kPodSpecFile) ? pid : 0;
 }
 
+std::vector<Mount> LocalRuntime::runtimeMounts(const std::string& cluster, const std::string& pod) const {
+  return {{binDir_, kPodBinDir, true}, {podDir(cluster, pod) + "/" + kPodAgentDir, kPodAgentMount, false}};
+}
+
+// The host directory of a pod's scratch directory `target`.
+static std::string scratchSource(const std::string& podDir, const std::string& target) {
+  std::string flat = target;
+  std::replace(flat.begin(), flat.end(), '/', '_');
+  return podDir + "/scratch/" + flat;
+}
+
+std::vector<Mount> LocalRuntime::absoluteMounts(const PodSpec& spec) const {
+  std::vector<Mount> out = runtimeMounts(spec.cluster, spec.name);
+  for (const auto& d : spec.scratchDirs) out.push_back({scratchSource(podDir(spec.cluster, spec.name), d), d, false});
+  for (auto m : spec.mounts) {
+    if (!m.source.empty() && m.source[0] != '/') m.source = clusterDir(spec.cluster) + "/" + m.source;
+    out.push_back(m);
+  }
+  return out;
+}
+
 Status LocalRuntime::startPod(const PodSpec& spec) {
   if (podPid(spec.cluster, spec.name) > 0) return Status::ok();
+  if (binDir_.empty()) return failedPrecondition("the local runtime is not initialised");
+  if (!options_.imageRootfs) return failedPrecondition("the local runtime has no image catalog");
+  std::string rootfs = options_.imageRootfs(spec.image);
+  if (!fs::is_directory(rootfs))
+    return failedPrecondition("image " + spec.image.name + " (" + spec.image.id.substr(0, 12) +
+                              ") is not built on this host");
   ASSIGN_OR_RETURN(std::string id, networkKey(spec.cluster));
+  ASSIGN_OR_RETURN(IdRange ids, idRange(spec.cluster));
   RETURN_IF_ERROR(ensurePodNetwork(spec, id));
 
-  // A pod that is not running starts from fresh ephemeral directories: this is
-  // what makes /root, /tmp and the rest vanish when a pod is recreated.
+  // A pod that is not running starts from a fresh writable layer: this is
+  // what makes /root, /tmp and everything installed vanish when a pod is
+  // recreated.
   std::string dir = podDir(spec.cluster, spec.name);
   std::error_code ec;
   fs::remove_all(dir, ec);
-  fs::create_directories(dir, ec);
+  fs::create_directories(dir + "/" + kPodAgentDir, ec);
   if (ec) return internalError("cannot create " + dir + ": " + ec.message());
+  // PID 1, as the pod's root, needs to search the pod directory (only).
+  chmod(dir.c_str(), 0711);
+  for (const auto& d : spec.scratchDirs) {
+    std::string src = scratchSource(dir, d);
+    fs::create_directories(src, ec);
+    if (ec) return internalError("cannot create " + src + ": " + ec.message());
+    chmod(src.c_str(), d == "/tmp" || d == "/var/tmp" ? 01777 : 0755);
+  }
 
-  LaunchSpec launch{spec, "/run/netns/" + netnsName(id, spec.cluster, spec.name), dir};
-  for (auto& m : launch.pod.mounts)
-    if (!m.source.empty() && m.source[0] != '/') m.source = clusterDir(spec.cluster) + "/" + m.source;
+  LaunchSpec launch{spec, "/run/netns/" + netnsName(id, spec.cluster, spec.name), dir, rootfs, ids};
+  launch.pod.mounts = absoluteMounts(spec);
   std::string specPath = dir + "/" + kPodSpecFile;
   RETURN_IF_ERROR(writeAtomic(specPath, launchSpecToJson(launch).dump(2), 0600));
   ProcessOptions po;
@@ -348,7 +516,7 @@ StatusOr<PodStatus> LocalRuntime::podStatus(const std::string& cluster, const st
     auto j = nlohmann::json::parse(*spec, nullptr, false);
     if (j.is_object()) st.generation = j.value("generation", 0);
   }
-  auto text = readWhole(dir + "/" + kPodStatusFile);
+  auto text = readWhole(dir + "/" + kPodStateDir + "/" + kPodStatusFile);
   if (!text.isOk()) {
     st.message = "starting";
     return st;
@@ -378,20 +546,12 @@ Status LocalRuntime::stopPod(const std::string& cluster, const std::string& pod)
     if (!j.is_discarded()) address = j.value("address", "");
   }
   int pid = podPid(cluster, pod);
-  if (pid > 0) {
-    kill(pid, SIGTERM);
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(8);
-    while (podPid(cluster, pod) > 0 && std::chrono::steady_clock::now() < deadline)
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    if (podPid(cluster, pod) > 0) {
-      kill(pid, SIGKILL);
-      while (podPid(cluster, pod) > 0)
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  }
+  if (pid > 0) killAndWait(pid, [&] { return podPid(cluster, pod) > 0; });
   auto id = networkKey(cluster);
   if (id.isOk()) RETURN_IF_ERROR(removePodNetwork(cluster, pod, *id, address));
   std::error_code ec;
+  // Every mount of the pod lived in namespaces that died with it, so this
+  // removes files only (and never follows a link the pod made).
   fs::remove_all(dir, ec);
   if (ec) return internalError("cannot remove " + dir + ": " + ec.message());
   return Status::ok();
@@ -402,8 +562,11 @@ StatusOr<ProcessResult> LocalRuntime::exec(const std::string& cluster, const std
                                            const ProcessOptions& options) {
   int pid = podPid(cluster, pod);
   if (pid <= 0) return unavailable("pod " + pod + " of cluster \"" + cluster + "\" is not running");
-  std::vector<std::string> cmd = {"nsenter", "-t", std::to_string(pid), "-n", "-m", "-u", "-i",
-                                  "-p", "-r", "-w", "--", "env", "-i",
+  // -U: the command runs as the pod's root, with no privilege on the host;
+  // it is inside every namespace of the pod before anything of the pod's
+  // runs (nsenter itself is the host's).
+  std::vector<std::string> cmd = {"nsenter", "-t", std::to_string(pid), "-U", "-n", "-m", "-u",
+                                  "-i", "-p", "-C", "-r", "-w", "--", "env", "-i",
                                   "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
                                   "HOME=/root", "LANG=C.UTF-8", "USER=root"};
   for (const auto& [k, v] : options.env) cmd.push_back(k + "=" + v);
@@ -416,7 +579,7 @@ StatusOr<ProcessResult> LocalRuntime::exec(const std::string& cluster, const std
 // The pid and readiness of one daemon, from the pod's status.json.
 std::pair<int, bool> LocalRuntime::daemonState(const std::string& cluster, const std::string& pod,
                                                const std::string& daemon) const {
-  auto text = readWhole(podDir(cluster, pod) + "/" + kPodStatusFile);
+  auto text = readWhole(podDir(cluster, pod) + "/" + kPodStateDir + "/" + kPodStatusFile);
   if (!text.isOk()) return {0, false};
   auto j = nlohmann::json::parse(*text, nullptr, false);
   if (!j.is_object() || !j.contains("daemons") || !j["daemons"].is_array()) return {0, false};
@@ -431,7 +594,9 @@ Status LocalRuntime::restartDaemon(const std::string& cluster, const std::string
   int pid = podPid(cluster, pod);
   if (pid <= 0) return unavailable("pod " + pod + " of cluster \"" + cluster + "\" is not running");
   int oldPid = daemonState(cluster, pod, daemon).first;
-  RETURN_IF_ERROR(writeAtomic(podDir(cluster, pod) + "/" + kPodRestartFile, daemon + "\n", 0600));
+  // 0644: PID 1 reads it as the pod's root.
+  RETURN_IF_ERROR(writeAtomic(podDir(cluster, pod) + "/" + kPodStateDir + "/" + kPodRestartFile,
+                              daemon + "\n", 0644));
   if (kill(pid, SIGUSR1) != 0) return unavailable("cannot signal pod " + pod);
   auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {
@@ -453,46 +618,33 @@ Status LocalRuntime::updateMounts(const PodSpec& desired) {
   auto j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded()) return internalError("cannot parse " + specPath);
   ASSIGN_OR_RETURN(LaunchSpec launch, launchSpecFromJson(j));
-  std::vector<Mount> want = desired.mounts;
-  for (auto& m : want)
-    if (!m.source.empty() && m.source[0] != '/') m.source = clusterDir(desired.cluster) + "/" + m.source;
+  std::vector<Mount> want = absoluteMounts(desired);
   auto find = [](const std::vector<Mount>& in, const std::string& target) -> const Mount* {
     for (const auto& m : in)
       if (m.target == target) return &m;
     return nullptr;
   };
-  // One shell in the pod's mount namespace does every change, in order:
-  // removals first, so that a path can move from one volume to another.
-  std::string script = "set -e\n";
-  auto quote = [](const std::string& s) {
-    std::string out = "'";
-    for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
+  auto run = [&](std::vector<std::string> args) -> Status {
+    args.insert(args.begin(), {options_.podBinary});
+    return runChecked(runner_, args).status();
   };
-  bool changes = false;
+  // Removals first, so that a path can move from one volume to another.
+  bool changed = false;
   for (const auto& m : launch.pod.mounts) {
     const Mount* w = find(want, m.target);
     if (w && w->source == m.source && w->readOnly == m.readOnly) continue;
-    // The mount point goes too when nothing else is in it (it was made in
-    // the pod's own root for this mount).
-    script += "umount -l " + quote(m.target) + " 2>/dev/null || true\nrmdir " + quote(m.target) +
-              " 2>/dev/null || true\n";
-    changes = true;
+    RETURN_IF_ERROR(run({"umount", specPath, m.target})
+                        .withContext("changing the mounts of pod " + desired.name));
+    changed = true;
   }
   for (const auto& m : want) {
     const Mount* had = find(launch.pod.mounts, m.target);
     if (had && had->source == m.source && had->readOnly == m.readOnly) continue;
-    script += "mkdir -p " + quote(m.target) + "\nmount --bind " + quote(m.source) + " " +
-              quote(m.target) + "\n";
-    if (m.readOnly) script += "mount -o remount,bind,ro " + quote(m.target) + "\n";
-    changes = true;
+    RETURN_IF_ERROR(run({"mount", specPath, m.source, m.target, m.readOnly ? "ro" : "rw"})
+                        .withContext("changing the mounts of pod " + desired.name));
+    changed = true;
   }
-  if (!changes) return Status::ok();
-  // -p as well: umount reads /proc/self/mountinfo, and the pod's /proc shows
-  // only processes of its PID namespace.
-  auto r = runChecked(runner_, {"nsenter", "-t", std::to_string(pid), "-m", "-p", "-r", "-w", "--",
-                                "sh", "-c", script});
-  if (!r.isOk()) return r.status().withContext("changing the mounts of pod " + desired.name);
+  if (!changed) return Status::ok();
   launch.pod.mounts = want;
   return writeAtomic(specPath, launchSpecToJson(launch).dump(2), 0600);
 }
@@ -531,12 +683,16 @@ Status LocalRuntime::stopCluster(const ClusterNetwork& net) {
       auto r = runChecked(runner_, {"ip", "link", "del", bridgeName(id)});
       if (!r.isOk()) return r.status();
     }
+    ProcessOptions po;
+    po.input = renderFirewallRemoval(id);
+    RETURN_IF_ERROR(runChecked(runner_, {"nft", "-f", "-"}, po).status().withContext("removing the cluster's firewall"));
   }
   return Status::ok();
 }
 
 Status LocalRuntime::destroyCluster(const ClusterNetwork& net) {
   RETURN_IF_ERROR(stopCluster(net));
+  releaseIdRange(net.cluster);
   std::error_code ec;
   fs::remove_all(clusterDir(net.cluster), ec);
   if (ec) return internalError("cannot remove " + clusterDir(net.cluster) + ": " + ec.message());

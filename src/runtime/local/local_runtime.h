@@ -1,41 +1,74 @@
 #pragma once
 
-// `LocalRuntime`: pods as Linux namespaces on this host (the embedded
-// default). Each cluster gets a bridge `crl-<subnet in hex>` with the first address of its
-// subnet, each pod a named network namespace `crl-<key>-<cluster>.<pod>` joined to
-// the bridge by a veth pair, and a `corral-pod` supervisor that is PID 1 of the
-// pod's own mount, UTS, IPC and PID namespaces.
+// `LocalRuntime`: pods as sandboxes of Linux namespaces on this host (the
+// embedded default). Each cluster gets a bridge `crl-<key>` (the key is its
+// subnet's base address in hex) holding the subnet's first address, an
+// nftables table that keeps its pods away from the host's services and from
+// other clusters (firewall.h), and a range of 65,536 host uids and gids for
+// its pods' user namespaces. Each pod gets a named network namespace
+// `crl-<key>-<cluster>.<pod>` joined to the bridge by a veth pair, and a
+// `corral-pod` supervisor that builds its sandbox (pod_root.h) and is PID 1
+// of its other namespaces.
 //
 // On disk, under `<dataDir>/clusters/<cluster>/`: `etc/` (rendered files),
-// `secrets/`, `state/` (slurmctld's saved state), `db/` (MariaDB), `pods/<pod>/`
-// (supervisor files and the pod's ephemeral directories).
+// `secrets/`, `state/` (slurmctld's saved state), `db/` (MariaDB), `shared/`,
+// `ids` (the cluster's id range), and `pods/<pod>/` (see pod_supervisor.h
+// and pod_root.h: the launch spec, the writable layer, the agent directory).
+// These keep the ids pods see (host uid k is pod uid k, through idmapped
+// mounts); only a pod's writable layer holds the cluster's range.
 
+#include <functional>
 #include <mutex>
 #include <string>
 
+#include "corral/image.h"
 #include "corral/process.h"
 #include "corral/runtime.h"
+#include "runtime/local/pod_json.h"
 
 namespace corral {
 
+// Where clusters' id ranges are claimed, host-wide, so that two corrald
+// instances (a developer's and a test run's) never share one.
+inline constexpr const char* kDefaultIdRegistryDir = "/var/lib/corral-ids";
+// The first host id of the ranges, and how many there are: 0x70000000 up to
+// 2^31, above what systemd and Debian's useradd hand out.
+inline constexpr uint32_t kIdPoolStart = 0x70000000;
+inline constexpr uint32_t kIdRangeSize = 65536;
+inline constexpr uint32_t kIdRanges = 4095;
+
 struct LocalRuntimeOptions {
   std::string dataDir = "/var/lib/corral";
-  std::string podBinary;  // Path of `corral-pod`.
+  std::string podBinary;  // Path of `corral-pod`; corral's pod binaries are beside it.
   ProcessRunner* runner = nullptr;  // Not owned; realProcessRunner() if null.
+  // The root filesystem of a built image (LocalImageCatalog::rootfsOf).
+  std::function<std::string(const ImageRef&)> imageRootfs;
+  std::string idRegistryDir = kDefaultIdRegistryDir;
+  // A host interface the login pods reach the outside through (NAT); empty:
+  // no pod has egress.
+  std::string loginEgressInterface;
 };
 
 class LocalRuntime : public Runtime {
  public:
   explicit LocalRuntime(LocalRuntimeOptions options);
 
-  // Prepares host-wide things once: the MariaDB template data directory that
-  // every cluster's accounting database is copied from. Slow (seconds) the
-  // first time, instant afterwards.
+  // Prepares host-wide things once: the directory of corral's binaries that
+  // every pod sees at /.corral-bin. Stops pods left by a corral from before
+  // pods were sandboxed, so that they come back sandboxed.
   Status initialize();
 
   Status prepareCluster(const ClusterNetwork& net) override;
   Status writeFiles(const std::string& cluster, const RenderedFiles& files) override;
   StatusOr<std::string> readFile(const std::string& cluster, const std::string& path) override;
+  Status appendKernelLog(const std::string& cluster, const std::string& pod,
+                         const std::string& line) override;
+  StatusOr<std::string> healthReport(const std::string& cluster, const std::string& pod) override;
+  StatusOr<std::string> podLogTail(const std::string& cluster, const std::string& pod,
+                                   const std::string& path, size_t maxBytes) override;
+  Status prepareSharedDirectory(const std::string& cluster, const std::string& path, int uid,
+                                int gid, int mode) override;
+  StatusOr<std::string> loginHostKey(const std::string& cluster) override;
   Status startPod(const PodSpec& spec) override;
   StatusOr<PodStatus> podStatus(const std::string& cluster, const std::string& pod) override;
   StatusOr<std::vector<std::string>> listPods(const std::string& cluster) override;
@@ -44,10 +77,6 @@ class LocalRuntime : public Runtime {
                                const std::vector<std::string>& argv,
                                const ProcessOptions& options) override;
   Status updateMounts(const PodSpec& desired) override;
-  Status appendFile(const std::string& cluster, const std::string& path,
-                    const std::string& text) override;
-  Status prepareDirectory(const std::string& cluster, const std::string& path, int uid, int gid,
-                          int mode) override;
   Status restartDaemon(const std::string& cluster, const std::string& pod,
                        const std::string& daemon, std::chrono::milliseconds timeout) override;
   Status stopCluster(const ClusterNetwork& net) override;
@@ -58,6 +87,10 @@ class LocalRuntime : public Runtime {
                                const std::string& pod);
   // `key` is the cluster subnet's base address in hex (see local_runtime.cc).
   static std::string bridgeName(const std::string& key);
+
+  // The host ids of a cluster's pods (its root is `base`); NotFound before
+  // `prepareCluster`.
+  StatusOr<IdRange> idRange(const std::string& cluster) const;
 
  private:
   std::string clusterDir(const std::string& cluster) const;
@@ -70,11 +103,21 @@ class LocalRuntime : public Runtime {
   Status ensurePodNetwork(const PodSpec& spec, const std::string& key);
   Status removePodNetwork(const std::string& cluster, const std::string& pod,
                           const std::string& key, const std::string& address);
-  Status ensureDatabase(const std::string& cluster);
+  Status ensureSecrets(const std::string& cluster);
+  Status ensureFirewall(const std::string& key, const std::string& subnet);
+  StatusOr<IdRange> claimIdRange(const std::string& cluster);
+  void releaseIdRange(const std::string& cluster);
+  // The mounts a pod gets besides its spec's: corral's binaries, its agent
+  // directory. Sources absolute.
+  std::vector<Mount> runtimeMounts(const std::string& cluster, const std::string& pod) const;
+  std::vector<Mount> absoluteMounts(const PodSpec& spec) const;
+  Status stopLegacyPods();
+  Status stageBinaries();
 
   LocalRuntimeOptions options_;
   ProcessRunner& runner_;
-  std::mutex templateMutex_;
+  std::string binDir_;  // Staged by `initialize`.
+  std::mutex idMu_;
 };
 
 }  // namespace corral

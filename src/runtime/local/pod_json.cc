@@ -24,12 +24,17 @@ nlohmann::json launchSpecToJson(const LaunchSpec& s) {
           {"prefixLength", s.pod.prefixLength},
           {"gpus", s.pod.gpus},
           {"generation", s.pod.generation},
+          {"image",
+           {{"name", s.pod.image.name}, {"id", s.pod.image.id}, {"slurmVersion", s.pod.image.slurmVersion}}},
           {"mounts", mounts},
-          {"ephemeralDirs", s.pod.ephemeralDirs},
+          {"scratchDirs", s.pod.scratchDirs},
           {"setupDirs", s.pod.setupDirs},
           {"daemons", daemons},
           {"netnsPath", s.netnsPath},
-          {"podDir", s.podDir}};
+          {"podDir", s.podDir},
+          {"imageRootfs", s.imageRootfs},
+          {"idBase", s.ids.base},
+          {"idCount", s.ids.count}};
 }
 
 StatusOr<LaunchSpec> launchSpecFromJson(const nlohmann::json& j) {
@@ -42,11 +47,16 @@ StatusOr<LaunchSpec> launchSpecFromJson(const nlohmann::json& j) {
     s.pod.prefixLength = j.at("prefixLength").get<int>();
     s.pod.gpus = j.at("gpus").get<int>();
     s.pod.generation = j.value("generation", 0);
+    if (j.contains("image")) {
+      s.pod.image.name = j["image"].value("name", "");
+      s.pod.image.id = j["image"].value("id", "");
+      s.pod.image.slurmVersion = j["image"].value("slurmVersion", "");
+    }
     for (const auto& m : j.at("mounts"))
       s.pod.mounts.push_back({m.at("source").get<std::string>(), m.at("target").get<std::string>(),
                               m.at("readOnly").get<bool>()});
-    s.pod.ephemeralDirs = j.at("ephemeralDirs").get<std::vector<std::string>>();
     s.pod.setupDirs = j.at("setupDirs").get<std::vector<std::string>>();
+    s.pod.scratchDirs = j.value("scratchDirs", std::vector<std::string>{});
     for (const auto& d : j.at("daemons")) {
       DaemonSpec ds;
       ds.name = d.at("name").get<std::string>();
@@ -61,6 +71,11 @@ StatusOr<LaunchSpec> launchSpecFromJson(const nlohmann::json& j) {
     }
     s.netnsPath = j.at("netnsPath").get<std::string>();
     s.podDir = j.at("podDir").get<std::string>();
+    s.imageRootfs = j.at("imageRootfs").get<std::string>();
+    s.ids.base = j.at("idBase").get<uint32_t>();
+    s.ids.count = j.at("idCount").get<uint32_t>();
+    if (s.ids.base == 0 || s.ids.count == 0)
+      return invalidArgument("malformed pod launch spec: a pod needs an id range other than the host's");
     return s;
   } catch (const nlohmann::json::exception& e) {
     return invalidArgument(std::string("malformed pod launch spec: ") + e.what());

@@ -26,6 +26,7 @@
 
 #include "common/files.h"
 #include "runtime/local/pod_json.h"
+#include "runtime/local/pod_root.h"
 
 namespace fs = std::filesystem;
 
@@ -47,13 +48,15 @@ bool writeAll(int fd, const std::string& s) {
   return true;
 }
 
-bool writeFileAtomic(const std::string& path, const std::string& content) {
-  std::string tmp = path + ".tmp";
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+// Writes `name` in the directory `dirFd` through a temporary file and a
+// rename, so that corrald reads the old content or the whole new one.
+bool writeFileAt(int dirFd, const std::string& name, const std::string& content) {
+  std::string tmp = name + ".tmp";
+  int fd = openat(dirFd, tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0) return false;
   bool ok = writeAll(fd, content);
   close(fd);
-  return ok && rename(tmp.c_str(), path.c_str()) == 0;
+  return ok && renameat(dirFd, tmp.c_str(), dirFd, name.c_str()) == 0;
 }
 
 std::string log(const std::string& msg) {
@@ -62,164 +65,20 @@ std::string log(const std::string& msg) {
   return msg;
 }
 
-// ---- Filesystem view --------------------------------------------------------
-
-// Where a pod sees corral's own binaries; daemons have it on PATH.
-
-// The directory of this corral-pod (and corral-health beside it) on the host.
-std::string ownBinDir() {
-  std::error_code ec;
-  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? "" : exe.parent_path().string();
-}
-
-std::string setupMount(const char* src, const std::string& dst, const char* type,
-                       unsigned long flags, const char* data) {
-  if (mount(src, dst.c_str(), type, flags, data) != 0)
-    return errnoText(std::string("mount ") + (src ? src : "") + " on " + dst);
-  return "";
-}
-
-std::string bindMount(const std::string& src, const std::string& dst, bool readOnly) {
-  struct stat st;
-  if (stat(src.c_str(), &st) != 0) return errnoText("mount source " + src);
-  std::error_code ec;
-  if (S_ISDIR(st.st_mode)) {
-    fs::create_directories(dst, ec);
-  } else if (!fs::exists(dst, ec)) {
-    fs::create_directories(fs::path(dst).parent_path(), ec);
-    int fd = open(dst.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-    if (fd >= 0) close(fd);
+// The pod's network namespace belongs to the host's user namespace, so the
+// pod's root cannot reconfigure it (no address spoofing on the cluster
+// bridge). What it may still do there is said here: bind port 22 (sshd)
+// and below, and ping.
+Status configureNetworkNamespace() {
+  for (auto [path, value] : {std::pair<const char*, const char*>{"/proc/sys/net/ipv4/ip_unprivileged_port_start", "0"},
+                             {"/proc/sys/net/ipv4/ping_group_range", "0 2147483647"}}) {
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return internalError(errnoText(std::string("open ") + path));
+    bool ok = writeAll(fd, value);
+    close(fd);
+    if (!ok) return internalError(errnoText(std::string("write ") + path));
   }
-  if (auto e = setupMount(src.c_str(), dst, nullptr, MS_BIND | MS_REC, nullptr); !e.empty())
-    return e;
-  if (readOnly) {
-    return setupMount(nullptr, dst, nullptr, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_REC, nullptr);
-  }
-  return "";
-}
-
-std::string setupDev() {
-  return setupMount("tmpfs", "/dev", "tmpfs", MS_NOSUID, "mode=755,size=65536k");
-}
-
-// A private /dev, as a container runtime would give: the host's harmless
-// character devices, a new devpts instance, a memory-backed /dev/shm of its own
-// and the pod's simulated GPUs (major 195, like the NVIDIA driver's nodes).
-std::string populateDev(const std::string& hostDevCopy, int gpus) {
-  // `hostDevCopy` is a bind of the host's /dev taken before /dev was covered.
-  for (const char* d : {"null", "zero", "full", "random", "urandom", "tty", "fuse"}) {
-    std::string src = hostDevCopy + "/" + d;
-    if (access(src.c_str(), F_OK) != 0) continue;
-    if (auto e = bindMount(src, std::string("/dev/") + d, false); !e.empty()) return e;
-  }
-  mkdir("/dev/pts", 0755);
-  if (auto e = setupMount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
-                          "newinstance,ptmxmode=0666,mode=0620");
-      !e.empty())
-    return e;
-  symlink("pts/ptmx", "/dev/ptmx");
-  mkdir("/dev/shm", 01777);
-  if (auto e = setupMount("shm", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777"); !e.empty())
-    return e;
-  symlink("/proc/self/fd", "/dev/fd");
-  symlink("/proc/self/fd/0", "/dev/stdin");
-  symlink("/proc/self/fd/1", "/dev/stdout");
-  symlink("/proc/self/fd/2", "/dev/stderr");
-  for (int i = 0; i < gpus; ++i) {
-    std::string p = "/dev/nvidia" + std::to_string(i);
-    if (mknod(p.c_str(), S_IFCHR | 0666, makedev(195, i)) != 0) return errnoText("mknod " + p);
-  }
-  if (gpus > 0 && mknod("/dev/nvidiactl", S_IFCHR | 0666, makedev(195, 255)) != 0)
-    return errnoText("mknod /dev/nvidiactl");
-  return "";
-}
-
-// The pod's own root: a small tmpfs that holds each of the host's top-level
-// directories as a recursive bind and its top-level symlinks (bin -> usr/bin)
-// as symlinks. Mount points the pod adds (/shared, a volume's /pfs) are made
-// in it rather than on the host's root, and a file written at the top level
-// stays in the pod and goes with it.
-std::string pivotToPodRoot(const LaunchSpec& spec) {
-  const std::string root = spec.podDir + "/rootfs";
-  std::error_code ec;
-  fs::create_directories(root, ec);
-  if (auto e = setupMount("tmpfs", root, "tmpfs", MS_NOSUID, "mode=755,size=16m"); !e.empty())
-    return e;
-  for (const auto& entry : fs::directory_iterator("/", ec)) {
-    std::string name = entry.path().filename();
-    std::string target = root + "/" + name;
-    struct stat st;
-    if (lstat(entry.path().c_str(), &st) != 0) continue;
-    if (S_ISLNK(st.st_mode)) {
-      auto link = fs::read_symlink(entry.path(), ec);
-      if (!ec && symlink(link.c_str(), target.c_str()) != 0) return errnoText("symlink " + target);
-    } else if (S_ISDIR(st.st_mode)) {
-      mkdir(target.c_str(), st.st_mode & 07777);
-      if (auto e = setupMount(entry.path().c_str(), target, nullptr, MS_BIND | MS_REC, nullptr);
-          !e.empty())
-        return e;
-    }
-  }
-  if (ec) return "listing /: " + ec.message();
-  const std::string old = root + "/.corral-old-root";
-  mkdir(old.c_str(), 0700);
-  if (syscall(SYS_pivot_root, root.c_str(), old.c_str()) != 0) return errnoText("pivot_root");
-  if (chdir("/") != 0) return errnoText("chdir /");
-  umount2("/.corral-old-root", MNT_DETACH);
-  rmdir("/.corral-old-root");
-  return "";
-}
-
-std::string setupFilesystem(const LaunchSpec& spec) {
-  if (auto e = setupMount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr); !e.empty())
-    return e;
-  // The copy of the host's mount table includes every other pod's
-  // /run/netns/<name> binding. Holding them would keep other pods' network
-  // namespaces alive after `ip netns del`, so drop them.
-  {
-    std::ifstream mi("/proc/self/mountinfo");
-    std::string line;
-    std::vector<std::string> netns;
-    while (std::getline(mi, line)) {
-      std::istringstream f(line);
-      std::string id, parent, dev, root, point;
-      if (f >> id >> parent >> dev >> root >> point && point.rfind("/run/netns/", 0) == 0)
-        netns.push_back(point);
-    }
-    for (auto it = netns.rbegin(); it != netns.rend(); ++it) umount2(it->c_str(), MNT_DETACH);
-  }
-  if (auto e = pivotToPodRoot(spec); !e.empty()) return e;
-  // corral's own binaries (corral-health), wherever the build lives, even
-  // under a directory the pod gets a private copy of (/var/tmp, /root).
-  if (std::string bin = ownBinDir(); !bin.empty()) {
-    mkdir(kPodBinDir, 0755);
-    if (auto e = bindMount(bin, kPodBinDir, true); !e.empty()) return e;
-  }
-  // Keep a handle on the host's /dev before covering it.
-  const std::string hostDev = "/run/.corral-hostdev";
-  for (const auto& dir : spec.pod.ephemeralDirs) {
-    std::string src = ephemeralSource(spec.podDir, dir);
-    if (auto e = bindMount(src, dir, false); !e.empty()) return e;
-  }
-  std::error_code ec;
-  fs::create_directories(hostDev, ec);
-  if (auto e = bindMount("/dev", hostDev, false); !e.empty()) return e;
-  if (auto e = setupMount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr);
-      !e.empty())
-    return e;
-  if (auto e = setupDev(); !e.empty()) return e;
-  if (auto e = populateDev(hostDev, spec.pod.gpus); !e.empty()) return e;
-  umount2(hostDev.c_str(), MNT_DETACH);
-  rmdir(hostDev.c_str());
-  for (const auto& m : spec.pod.mounts) {
-    if (auto e = bindMount(m.source, m.target, m.readOnly); !e.empty()) return e;
-  }
-  for (const auto& d : spec.pod.setupDirs) {
-    fs::create_directories(d, ec);
-    if (ec) return "mkdir " + d + ": " + ec.message();
-  }
-  return "";
+  return Status::ok();
 }
 
 // ---- Daemons ----------------------------------------------------------------
@@ -267,7 +126,7 @@ bool probe(const Daemon& d) {
   return true;
 }
 
-pid_t spawnDaemon(const DaemonSpec& spec, const std::string& podDir) {
+pid_t spawnDaemon(const DaemonSpec& spec) {
   const std::string binDir = kPodBinDir;
   pid_t pid = fork();
   if (pid != 0) return pid;
@@ -288,7 +147,7 @@ pid_t spawnDaemon(const DaemonSpec& spec, const std::string& podDir) {
   chdir("/");
   std::vector<std::string> envStore = {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" +
                                            (binDir.empty() ? "" : ":" + binDir),
-                                       "CORRAL_POD_DIR=" + podDir,
+                                       "CORRAL_POD_DIR=" + std::string(kPodAgentMount),
                                        "HOME=/root", "LANG=C.UTF-8"};
   for (const auto& [k, v] : spec.env) envStore.push_back(k + "=" + v);
   std::vector<char*> envp, argv;
@@ -307,7 +166,9 @@ pid_t spawnDaemon(const DaemonSpec& spec, const std::string& podDir) {
 
 class Supervisor {
  public:
-  explicit Supervisor(LaunchSpec spec) : spec_(std::move(spec)) {
+  // `stateFd` is the pod's state directory on the host (see
+  // pod_supervisor.h), opened before the pivot.
+  Supervisor(LaunchSpec spec, int stateFd) : spec_(std::move(spec)), stateFd_(stateFd) {
     for (const auto& d : spec_.pod.daemons) daemons_.push_back(Daemon{d});
   }
 
@@ -363,9 +224,7 @@ class Supervisor {
   // SIGUSR1: stop the daemons named in the restart file; `reap` starts them
   // again without back-off. SIGTERM lets them save state (slurmctld does).
   void requestRestarts() {
-    std::string path = spec_.podDir + "/" + kPodRestartFile;
-    auto text = readFile(path);
-    unlink(path.c_str());
+    auto text = readRestartRequest();
     if (!text.isOk()) return;
     std::istringstream lines(*text);
     std::string name;
@@ -390,7 +249,7 @@ class Supervisor {
                      std::to_string(d.spec.startAfter.port);
           return;
         }
-        d.pid = spawnDaemon(d.spec, spec_.podDir);
+        d.pid = spawnDaemon(d.spec);
         d.startedAt = now;
         d.ready = false;
         return;
@@ -423,7 +282,7 @@ class Supervisor {
     std::string text = j.dump();
     if (text == lastStatus_) return;
     lastStatus_ = text;
-    writeFileAtomic(spec_.podDir + "/" + kPodStatusFile, text);
+    writeFileAt(stateFd_, kPodStatusFile, text);
   }
 
   int shutdown() {
@@ -440,7 +299,20 @@ class Supervisor {
     return 0;
   }
 
+  StatusOr<std::string> readRestartRequest() {
+    int fd = openat(stateFd_, kPodRestartFile, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) return notFound("no restart request");
+    std::string out;
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
+    close(fd);
+    unlinkat(stateFd_, kPodRestartFile, 0);
+    return out;
+  }
+
   LaunchSpec spec_;
+  int stateFd_;
   std::vector<Daemon> daemons_;
   std::string message_ = "starting";
   std::string lastStatus_;
@@ -505,13 +377,6 @@ void pinToCpuWithLowestNamespaceId() {
 
 }  // namespace
 
-std::string ephemeralSource(const std::string& podDir, const std::string& target) {
-  std::string flat = target;
-  for (auto& c : flat)
-    if (c == '/') c = '_';
-  return podDir + "/fs/" + flat;
-}
-
 int podStartCommand(const std::string& specPath) {
   std::ifstream in(specPath);
   if (!in) {
@@ -529,17 +394,6 @@ int podStartCommand(const std::string& specPath) {
     return 1;
   }
   LaunchSpec spec = std::move(parsed).value();
-
-  // Create the ephemeral directories on the host side before entering the
-  // pod, so that they are fresh for this pod instance.
-  std::error_code ec;
-  for (const auto& dir : spec.pod.ephemeralDirs) {
-    std::string src = ephemeralSource(spec.podDir, dir);
-    fs::create_directories(src, ec);
-    // /tmp and /var/tmp are everyone's, sticky, as on any Linux machine.
-    bool sticky = dir == "/tmp" || dir == "/var/tmp";
-    chmod(src.c_str(), sticky ? 01777 : (dir == "/root" ? 0700 : 0755));
-  }
 
   int report[2];
   if (pipe2(report, O_CLOEXEC) != 0) {
@@ -570,7 +424,7 @@ int podStartCommand(const std::string& specPath) {
   close(report[0]);
   setsid();
   std::string logPath = spec.podDir + "/" + kPodLogFile;
-  int lfd = open(logPath.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  int lfd = open(logPath.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   int nul = open("/dev/null", O_RDONLY);
   dup2(nul, 0);
   if (lfd >= 0) dup2(lfd, 1), dup2(lfd, 2);
@@ -578,33 +432,47 @@ int podStartCommand(const std::string& specPath) {
     writeAll(report[1], "corral-pod: " + why + "\n");
     _exit(1);
   };
+  auto check = [&](const Status& s) {
+    if (!s.isOk()) fail(s.message());
+  };
   pid_t b = fork();
   if (b < 0) fail(errnoText("fork"));
   if (b > 0) _exit(0);
 
-  // Second child: the launcher, which waits on the pod's PID 1.
+  // Second child: the launcher, which builds the sandbox and then waits on
+  // the pod's PID 1 (see pod_root.h for the steps).
+  std::string stateDir = spec.podDir + "/" + kPodStateDir;
+  if (mkdir(stateDir.c_str(), 0700) != 0 && errno != EEXIST) fail(errnoText("mkdir " + stateDir));
+  if (chown(stateDir.c_str(), spec.ids.base, spec.ids.base) != 0) fail(errnoText("chown " + stateDir));
+  int stateFd = open(stateDir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (stateFd < 0) fail(errnoText("open " + stateDir));
   int nsfd = open(spec.netnsPath.c_str(), O_RDONLY | O_CLOEXEC);
   if (nsfd < 0) fail(errnoText("open " + spec.netnsPath));
   if (setns(nsfd, CLONE_NEWNET) != 0) fail(errnoText("setns " + spec.netnsPath));
   close(nsfd);
+  check(configureNetworkNamespace());
+  if (unshare(CLONE_NEWNS) != 0) fail(errnoText("unshare"));
+  if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+    fail(errnoText("making the mounts private"));
+  auto userns = createUserNamespace(spec.ids);
+  check(userns.status());
+  check(stageRoot(spec, userns->get()));
   cpu_set_t allowedCpus;
   sched_getaffinity(0, sizeof allowedCpus, &allowedCpus);
   pinToCpuWithLowestNamespaceId();
-  if (unshare(CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWPID) != 0)
-    fail(errnoText("unshare"));
+  check(becomePodRoot(userns->get()));
   sched_setaffinity(0, sizeof allowedCpus, &allowedCpus);
+  userns->reset();
   sigset_t all;
   sigfillset(&all);
   sigprocmask(SIG_BLOCK, &all, nullptr);
   pid_t c = fork();
   if (c < 0) fail(errnoText("fork"));
   if (c > 0) {
-    // Record PID 1's host PID with its start time, so a reused PID is never
-    // mistaken for this pod.
     // PID 1's command line names this pod's spec file, which is how
     // `LocalRuntime` tells this pod from an unrelated process that reused
     // the PID.
-    writeFileAtomic(spec.podDir + "/" + kPodPidFile, std::to_string(c) + "\n");
+    writeFileAt(stateFd, kPodPidFile, std::to_string(c) + "\n");
     close(report[1]);
     prctl(PR_SET_NAME, "corral-pod-wait");
     int st = 0;
@@ -613,15 +481,48 @@ int podStartCommand(const std::string& specPath) {
     _exit(0);
   }
 
-  // PID 1 of the pod.
+  // PID 1 of the pod, as the pod's root.
   prctl(PR_SET_NAME, "corral-pod");
   if (sethostname(spec.pod.name.c_str(), spec.pod.name.size()) != 0) fail(errnoText("sethostname"));
-  if (auto e = setupFilesystem(spec); !e.empty()) fail(e);
+  check(enterRoot(spec));
   writeAll(report[1], "ok\n");
   close(report[1]);
   log("pod " + spec.pod.cluster + "/" + spec.pod.name + " started");
-  Supervisor sup(std::move(spec));
+  Supervisor sup(std::move(spec), stateFd);
   _exit(sup.run());
+}
+
+int podMountCommand(const std::string& specPath, const std::string& action,
+                    const std::vector<std::string>& args) {
+  auto text = readFile(specPath);
+  if (!text.isOk()) {
+    log(text.status().message());
+    return 1;
+  }
+  auto parsed = launchSpecFromJson(nlohmann::json::parse(*text, nullptr, false));
+  if (!parsed.isOk()) {
+    log(parsed.status().message());
+    return 1;
+  }
+  auto pidText = readFile(parsed->podDir + "/" + kPodStateDir + "/" + kPodPidFile);
+  int pid = pidText.isOk() ? std::atoi(pidText->c_str()) : 0;
+  if (pid <= 0) {
+    log("pod " + parsed->pod.name + " is not running");
+    return 1;
+  }
+  Status s;
+  if (action == "mount" && args.size() == 3) {
+    s = attachLiveMount(*parsed, pid, Mount{args[0], args[1], args[2] == "ro"});
+  } else if (action == "umount" && args.size() == 1) {
+    s = detachLiveMount(*parsed, pid, args[0]);
+  } else {
+    s = invalidArgument("usage: corral-pod mount SPEC SOURCE TARGET ro|rw | umount SPEC TARGET");
+  }
+  if (!s.isOk()) {
+    log(s.message());
+    return 1;
+  }
+  return 0;
 }
 
 }  // namespace corral

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "container/container.h"
+#include "spank/devices.h"
 #include "spank/options.h"
 
 // spank.h declares the hooks (slurm_spank_init, …) before its own
@@ -37,10 +38,7 @@ extern "C" {
 #include <slurm/spank.h>
 }
 
-extern "C" const char plugin_name[] = "pyxis";
-extern "C" const char plugin_type[] = "spank";
-extern "C" const unsigned int plugin_version = SLURM_VERSION_NUMBER;
-extern "C" const unsigned int spank_plugin_version = 0;
+// plugin_name, plugin_type and plugin_version: release_stamp.cc.
 
 namespace {
 
@@ -336,6 +334,14 @@ int fail(const std::string& what) {
   return -1;
 }
 
+// The GPUs Slurm gave this step, as device minors ("0,1"); "" for none.
+std::string stepGpus(spank_t sp) {
+  std::string gpus = getenvJob(sp, "SLURM_STEP_GPUS");
+  if (gpus.empty()) gpus = getenvJob(sp, "SLURM_JOB_GPUS");
+  if (gpus.empty()) gpus = getenvJob(sp, "CUDA_VISIBLE_DEVICES");
+  return gpus == "NoDevFiles" ? "" : gpus;
+}
+
 Status prepareStep(spank_t sp) {
   uint32_t job = 0, step = 0;
   spank_get_item(sp, S_JOB_ID, &job);
@@ -381,10 +387,7 @@ Status prepareStep(spank_t sp) {
               : !cfg->workdir.empty()    ? cfg->workdir
                                          : "/";
   // The GPUs Slurm gave this step (none: the container sees none).
-  std::string gpus = getenvJob(sp, "SLURM_STEP_GPUS");
-  if (gpus.empty()) gpus = getenvJob(sp, "SLURM_JOB_GPUS");
-  if (gpus.empty()) gpus = getenvJob(sp, "CUDA_VISIBLE_DEVICES");
-  if (gpus == "NoDevFiles") gpus.clear();
+  std::string gpus = stepGpus(sp);
   auto list = container::parseGpuList(gpus);
   g.gpuEnv = container::gpuEnvironment(list.isOk() ? *list : std::vector<int>{});
 
@@ -411,6 +414,16 @@ Status prepareStep(spank_t sp) {
 }  // namespace
 
 extern "C" {
+
+// Every task that is not in a container (those get their /dev from the
+// runtime): a /dev with only the step's GPUs, before it becomes the user.
+int slurm_spank_task_init_privileged(spank_t sp, int, char**) {
+  if (!spank_remote(sp) || g.active || !g.setupError.empty()) return 0;
+  auto list = container::parseGpuList(stepGpus(sp));
+  Status s = spank::narrowGpuDevices(list.isOk() ? *list : std::vector<int>{});
+  if (!s.isOk()) return fail("limiting the task to its GPUs: " + s.message());
+  return 0;
+}
 
 int slurm_spank_init(spank_t sp, int ac, char** av) {
   std::vector<std::string> args(av, av + ac);
