@@ -84,8 +84,12 @@ struct PodSpec {
   std::vector<std::string> setupDirs;
   std::vector<DaemonSpec> daemons;
   // A counter the renderer sets (e.g. from `login restart`). A running pod
-  // whose generation differs from the desired one is recreated.
+  // whose generation differs from the desired one is recreated at once.
   int generation = 0;
+  // Like `generation`, but a worker whose roll generation (or image)
+  // differs is recreated gracefully: drained, and recreated once its jobs
+  // have ended (`cluster restart-workers`, an image update).
+  int rollGeneration = 0;
 };
 
 // A file that the renderer produced, with the permission bits it needs
@@ -109,6 +113,8 @@ struct PodStatus {
   bool ready = false;    // Every daemon reached readiness.
   std::string message;   // Why it is not ready, if known.
   int generation = 0;    // The `PodSpec.generation` it was started with.
+  int rollGeneration = 0;  // Its `PodSpec.rollGeneration`.
+  std::string imageId;   // The image build it runs (`PodSpec.image.id`).
 };
 
 class Runtime {

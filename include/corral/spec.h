@@ -118,6 +118,10 @@ struct ClusterSpec {
   int controllerGeneration = 0;
   // Bumped per node by `corral node reboot`: a new value recreates that pod.
   std::map<std::string, int> nodeGenerations;
+  // Bumped by `corral cluster restart-workers`: every worker is recreated,
+  // each once its jobs have finished (drained first), as an image update's
+  // workers are.
+  int workerGeneration = 0;
   std::vector<VolumeAttachment> volumes;
   std::vector<LoginUser> users;
   ContainerSettings containers;

@@ -534,7 +534,7 @@ void ApiServer::changeRoutes() {
     std::string name = req.matches[1];
     auto body = jsonBody(req);
     if (!body.isOk()) return sendError(res, body.status());
-    if (Status s = rejectUnknownFields(*body, {"name"}); !s.isOk()) return sendError(res, s);
+    if (Status s = rejectUnknownFields(*body, {"name", "image"}); !s.isOk()) return sendError(res, s);
     auto to = body->find("name");
     if (to == body->end() || !to->is_string())
       return sendError(res, invalidArgument("field \"name\" (the new cluster's name) is required"));
@@ -543,6 +543,15 @@ void ApiServer::changeRoutes() {
     if (Status s = checkAction(Action::kClone, name, r->status); !s.isOk()) return sendError(res, s);
     ClusterSpec spec = r->spec;
     spec.name = to->get<std::string>();
+    // A clone may start on another image: the way to a Slurm release the
+    // cluster cannot be upgraded to in place.
+    if (auto img = body->find("image"); img != body->end()) {
+      if (!img->is_string() || img->get<std::string>().empty())
+        return sendError(res, invalidArgument("field \"image\" must be an image name"));
+      auto ref = resolveImage(img->get<std::string>());
+      if (!ref.isOk()) return sendError(res, ref.status());
+      spec.image = *ref;
+    }
     auto created = createCluster(spec, r->project, "clone of \"" + name + "\" (revision " +
                                                        std::to_string(r->revision) + ")");
     if (!created.isOk()) return sendError(res, created.status());

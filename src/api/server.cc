@@ -45,6 +45,7 @@ ApiServer::ApiServer(Store& store, Reconciler& reconciler, Clock& clock, ApiOpti
   nodeRoutes();
   consoleRoutes();
   jobRoutes();
+  imageRoutes();
 }
 
 namespace {

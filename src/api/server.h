@@ -92,6 +92,8 @@ class ApiServer {
   void consoleRoutes();
   // src/api/job_routes.cc: jobs and metrics, read from Slurm.
   void jobRoutes();
+  // src/api/image_routes.cc: cluster images, and moving a cluster to one.
+  void imageRoutes();
   // The account the current request acts for, set by `authenticated` on
   // the thread that runs the route.
   static const Caller& caller();

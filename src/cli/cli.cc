@@ -17,6 +17,7 @@
 #include "cli/command.h"
 #include "cli/config_cmd.h"
 #include "cli/events_cmd.h"
+#include "cli/image_cmd.h"
 #include "cli/login_cmd.h"
 #include "cli/node_cmd.h"
 #include "cli/partition_cmd.h"
@@ -101,6 +102,7 @@ int runCliOrThrow(const std::vector<std::string>& args, CliContext& ctx) {
   addVolumeCommands(app, chosen);
   addNodeCommands(app, chosen);
   addUserCommands(app, chosen);
+  addImageCommands(app, chosen);
 
   std::string eventsName;
   OutputFormat eventsFormat = OutputFormat::kTable;

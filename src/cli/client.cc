@@ -227,8 +227,25 @@ StatusOr<Json> ApiClient::terminateCluster(const std::string& name) {
   return call(Method::kPost, clusterPath(name) + "/terminate", "{}");
 }
 
-StatusOr<Json> ApiClient::cloneCluster(const std::string& name, const std::string& newName) {
-  return call(Method::kPost, clusterPath(name) + "/clone", dump(Json{{"name", newName}}));
+StatusOr<Json> ApiClient::cloneCluster(const std::string& name, const std::string& newName,
+                                       const std::string& image) {
+  Json body{{"name", newName}};
+  if (!image.empty()) body["image"] = image;
+  return call(Method::kPost, clusterPath(name) + "/clone", dump(body));
+}
+
+StatusOr<Json> ApiClient::setImage(const std::string& name, const std::string& image) {
+  return call(Method::kPost, clusterPath(name) + "/image", dump(Json{{"image", image}}));
+}
+
+StatusOr<Json> ApiClient::restartWorkers(const std::string& name) {
+  return call(Method::kPost, clusterPath(name) + "/workers/restart", "{}");
+}
+
+StatusOr<Json> ApiClient::listImages() { return call(Method::kGet, "/api/v1/images"); }
+
+StatusOr<Json> ApiClient::getImage(const std::string& image) {
+  return call(Method::kGet, "/api/v1/images/" + percentEncode(image));
 }
 
 StatusOr<Json> ApiClient::listPartitions(const std::string& name) {

@@ -94,7 +94,15 @@ class ApiClient {
   // POST /api/v1/clusters/{name}/terminate → Cluster.
   StatusOr<Json> terminateCluster(const std::string& name);
   // POST /api/v1/clusters/{name}/clone with {"name": newName} → the new Cluster.
-  StatusOr<Json> cloneCluster(const std::string& name, const std::string& newName);
+  StatusOr<Json> cloneCluster(const std::string& name, const std::string& newName,
+                              const std::string& image = "");
+  // POST …/image {"image"}: move the cluster to another image.
+  StatusOr<Json> setImage(const std::string& name, const std::string& image);
+  // POST …/workers/restart.
+  StatusOr<Json> restartWorkers(const std::string& name);
+  // GET /api/v1/images and /api/v1/images/{name}.
+  StatusOr<Json> listImages();
+  StatusOr<Json> getImage(const std::string& image);
 
   // GET /api/v1/clusters/{name}/partitions → {"partitions": [...], "userPartitions", "limit"}.
   StatusOr<Json> listPartitions(const std::string& name);

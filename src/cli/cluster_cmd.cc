@@ -32,6 +32,9 @@ void addCreate(CLI::App* cluster, Command& chosen) {
   auto o = std::make_shared<CreateOptions>();
   CLI::App* cmd = cluster->add_subcommand("create", "Create a cluster");
   addNameArgument(cmd, &o->name);
+  cmd->add_option("--image", o->image,
+                  "The cluster image: the Slurm stack every node runs (`corral image list`; "
+                  "default: corrald's)");
   cmd->add_option("--gpu-nodes", o->gpuNodes, "Number of GPU nodes")->capture_default_str();
   cmd->add_option("--gpus-per-node", o->gpusPerNode, "GPUs on each GPU node")
       ->capture_default_str();
@@ -141,6 +144,40 @@ void addSetKeys(CLI::App* cluster, Command& chosen) {
   });
 }
 
+void addSetImage(CLI::App* cluster, Command& chosen) {
+  auto o = std::make_shared<ClusterChangeOptions>();
+  CLI::App* cmd = cluster->add_subcommand(
+      "set-image", "Move the cluster to another image: controller and login are recreated, "
+                   "workers each once their jobs end; rolled back if it does not come up");
+  addNameArgument(cmd, &o->name);
+  cmd->add_option("image", o->image, "The image (`corral image list`)")->required();
+  addChangeWaitOptions(cmd, &o->wait);
+  addOutputOption(cmd, &o->format);
+  cmd->callback([o, &chosen] {
+    chosen = [o](ApiClient& api, CliContext& ctx) -> Status {
+      ASSIGN_OR_RETURN(Json answer, api.setImage(o->name, o->image));
+      return followChange(api, ctx, o->name, answer, followOptions(o->wait, o->format));
+    };
+  });
+}
+
+void addRestartWorkers(CLI::App* cluster, Command& chosen) {
+  auto o = std::make_shared<ClusterChangeOptions>();
+  CLI::App* cmd = cluster->add_subcommand(
+      "restart-workers",
+      "Recreate every worker, each once its jobs have ended (drained first, then back in "
+      "service): their local files go, /shared and volumes stay");
+  addNameArgument(cmd, &o->name);
+  addChangeWaitOptions(cmd, &o->wait);
+  addOutputOption(cmd, &o->format);
+  cmd->callback([o, &chosen] {
+    chosen = [o](ApiClient& api, CliContext& ctx) -> Status {
+      ASSIGN_OR_RETURN(Json answer, api.restartWorkers(o->name));
+      return followChange(api, ctx, o->name, answer, followOptions(o->wait, o->format));
+    };
+  });
+}
+
 void addTerminate(CLI::App* cluster, Command& chosen) {
   auto o = std::make_shared<TerminateOptions>();
   CLI::App* cmd = cluster->add_subcommand(
@@ -160,6 +197,9 @@ void addClone(CLI::App* cluster, Command& chosen) {
       cluster->add_subcommand("clone", "Create a new cluster with another cluster's current spec");
   addNameArgument(cmd, &o->name, "NAME", "The cluster to copy");
   addNameArgument(cmd, &o->newName, "NEW", "The new cluster's name");
+  cmd->add_option("--image", o->image,
+                  "Start the new cluster on this image instead (how to reach a Slurm release "
+                  "an update cannot)");
   cmd->add_flag("--wait", o->wait, "Wait until the new cluster is Running or Failed");
   addTimeoutOption(cmd, &o->timeoutSeconds, "Seconds --wait waits");
   addOutputOption(cmd, &o->format);
@@ -182,6 +222,8 @@ void addClusterCommands(CLI::App& app, Command& chosen) {
   addScale(cluster, chosen);
   addReconfigure(cluster, chosen);
   addSetKeys(cluster, chosen);
+  addSetImage(cluster, chosen);
+  addRestartWorkers(cluster, chosen);
   addTerminate(cluster, chosen);
   addClone(cluster, chosen);
 }
@@ -189,6 +231,7 @@ void addClusterCommands(CLI::App& app, Command& chosen) {
 Json buildCreateRequest(const CreateOptions& options, const std::vector<std::string>& keys) {
   Json body;
   body["name"] = options.name;
+  if (!options.image.empty()) body["image"] = options.image;
   body["gpuNodes"] = options.gpuNodes;
   body["gpusPerNode"] = options.gpusPerNode;
   body["cpuNodes"] = options.cpuNodes;
@@ -370,7 +413,7 @@ Status clusterTerminate(ApiClient& api, CliContext& ctx, const TerminateOptions&
 }
 
 Status clusterClone(ApiClient& api, CliContext& ctx, const CloneOptions& options) {
-  ASSIGN_OR_RETURN(Json created, api.cloneCluster(options.name, options.newName));
+  ASSIGN_OR_RETURN(Json created, api.cloneCluster(options.name, options.newName, options.image));
   const std::string& name = options.newName;
   if (!options.wait) {
     if (options.format == OutputFormat::kJson) {

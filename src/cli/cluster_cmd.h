@@ -23,6 +23,7 @@ namespace corral {
 // are sent as given: the server, not the CLI, decides what is too many.
 struct CreateOptions {
   std::string name;
+  std::string image;  // "": corrald's default.
   int gpuNodes = ClusterSpec{}.gpuNodes;
   int gpusPerNode = ClusterSpec{}.gpusPerNode;
   int cpuNodes = ClusterSpec{}.cpuNodes;
@@ -64,14 +65,16 @@ struct TerminateOptions {
 struct CloneOptions {
   std::string name;
   std::string newName;
+  std::string image;  // "": the source's image.
   bool wait = false;
   int timeoutSeconds = 600;
   OutputFormat format = OutputFormat::kTable;
 };
 
-// `corral cluster reconfigure` and `corral cluster set-keys`.
+// `corral cluster reconfigure`, `set-keys`, `set-image` and `restart-workers`.
 struct ClusterChangeOptions {
   std::string name;
+  std::string image;  // For set-image.
   std::vector<std::string> sshKeyFiles;  // For set-keys.
   ChangeWait wait;
   OutputFormat format = OutputFormat::kTable;

@@ -132,11 +132,12 @@ std::string clusterListTable(const Json& body, int64_t nowUnixSeconds) {
     return "No clusters yet; create one with: corral cluster create NAME\n";
   }
   std::vector<std::vector<std::string>> rows = {
-      {"NAME", "STATUS", "GPU-NODES", "CPU-NODES", "LOGIN", "AGE"}};
+      {"NAME", "STATUS", "IMAGE", "GPU-NODES", "CPU-NODES", "LOGIN", "AGE"}};
   for (const Json& c : clusters) {
     const Json& spec = jsonChild(c, "spec");
     int64_t created = jsonInt(c, "createdAt");
     rows.push_back({orNone(jsonString(c, "name")), orNone(jsonString(c, "status")),
+                    orNone(jsonString(jsonChild(spec, "image"), "name")),
                     jsonIntText(spec, "gpuNodes"), jsonIntText(spec, "cpuNodes"),
                     orNone(jsonString(jsonChild(c, "login"), "address")),
                     created > 0 ? formatAge(nowUnixSeconds - created) : kNone});
@@ -169,6 +170,11 @@ std::string clusterDetail(const Json& cluster, int64_t nowUnixSeconds) {
   fields.emplace_back("Revision", revision);
   const Json& spec = jsonChild(cluster, "spec");
   if (spec.is_object()) {
+    const Json& image = jsonChild(spec, "image");
+    if (image.is_object() && !jsonString(image, "name").empty())
+      fields.emplace_back("Image", jsonString(image, "name") + " (Slurm " +
+                                       jsonString(image, "slurmVersion") + ", build " +
+                                       jsonString(image, "id").substr(0, 12) + ")");
     fields.emplace_back("Size", jsonIntText(spec, "gpuNodes") + " GPU nodes x " +
                                     jsonIntText(spec, "gpusPerNode") + " GPUs, " +
                                     jsonIntText(spec, "cpuNodes") + " CPU nodes");

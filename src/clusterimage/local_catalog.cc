@@ -1,5 +1,6 @@
 #include "clusterimage/local_catalog.h"
 
+#include <sys/mount.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -60,6 +61,41 @@ std::string lastLines(const std::string& text, size_t n) {
     --n;
   }
   return text.substr(pos + 1);
+}
+
+// Removes a build's directory, after detaching anything still mounted in
+// it (a build killed before mmdebstrap ran in a namespace of its own), and
+// never crossing into another file system: a removal that followed a bind
+// of the host's /dev would delete the host's devices.
+Status removeBuildTree(const std::string& dir) {
+  if (!fs::exists(dir)) return Status::ok();
+  auto mounts = readFile("/proc/self/mountinfo");
+  if (mounts.isOk()) {
+    std::vector<std::string> under;
+    std::istringstream lines(*mounts);
+    std::string line;
+    while (std::getline(lines, line)) {
+      std::istringstream f(line);
+      std::string id, parent, dev, root, point;
+      if (f >> id >> parent >> dev >> root >> point && (point == dir || point.rfind(dir + "/", 0) == 0))
+        under.push_back(point);
+    }
+    for (auto it = under.rbegin(); it != under.rend(); ++it) umount2(it->c_str(), MNT_DETACH);
+  }
+  struct stat top;
+  if (lstat(dir.c_str(), &top) != 0) return Status::ok();
+  std::error_code ec;
+  std::vector<fs::path> dirs;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    struct stat st;
+    if (lstat(it->path().c_str(), &st) != 0) continue;
+    if (st.st_dev != top.st_dev) return internalError("refusing to remove " + dir + ": " +
+                                                      it->path().string() + " is another file system");
+  }
+  fs::remove_all(dir, ec);
+  if (ec) return internalError("cannot remove " + dir + ": " + ec.message());
+  return Status::ok();
 }
 
 // The shell script that runs a recipe's setup steps inside the image.
@@ -230,13 +266,19 @@ StatusOr<ImageInfo> LocalImageCatalog::addRecipe(const std::string& yaml) {
   return describe(*resolved, false);
 }
 
-Status LocalImageCatalog::removeRecipe(const std::string& name) {
+Status LocalImageCatalog::removeRecipe(const std::string& name, bool withBuild) {
   if (options_.builtInRecipes.count(name))
     return failedPrecondition("image " + name + " is one of corral's own and cannot be removed");
   std::lock_guard<std::mutex> l(recipesMu_);
+  auto resolved = resolve(name);
   std::error_code ec;
   if (!fs::remove(options_.cacheDir + "/recipes/" + name + ".yaml", ec))
     return notFound("no image called " + quoteForMessage(name) + " was added by an operator");
+  if (!withBuild || !resolved.isOk()) return Status::ok();
+  std::string id = recipeId(*resolved);
+  ASSIGN_OR_RETURN(FileLock lock, FileLock::acquire(options_.cacheDir + "/" + id + ".lock"));
+  RETURN_IF_ERROR(removeBuildTree(options_.cacheDir + "/" + id));
+  fs::remove(options_.cacheDir + "/" + id + ".lock", ec);
   return Status::ok();
 }
 
@@ -260,19 +302,22 @@ Status LocalImageCatalog::build(const Recipe& r, const std::string& id, const Bu
   const std::string final = options_.cacheDir + "/" + id;
   if (fs::exists(final + "/" + kImageFile)) return Status::ok();
   const std::string staging = options_.cacheDir + "/.build-" + id;
-  fs::remove_all(staging, ec);
-  fs::remove_all(final, ec);  // An incomplete copy (no image.json) is never used.
+  RETURN_IF_ERROR(removeBuildTree(staging));
+  RETURN_IF_ERROR(removeBuildTree(final));  // An incomplete copy (no image.json) is never used.
   fs::create_directories(staging, ec);
   if (ec) return internalError("cannot create " + staging + ": " + ec.message());
   auto fail = [&](const Status& why) {
-    fs::remove_all(staging, ec);
+    (void)removeBuildTree(staging);
     return why;
   };
   RETURN_IF_ERROR(writeText(staging + "/setup.sh", setupScript(r)));
   RETURN_IF_ERROR(writeText(staging + "/recipe.yaml", recipeToYaml(r)));
   std::string include;
   for (const auto& p : r.packages) include += (include.empty() ? "" : ",") + p;
-  std::vector<std::string> argv = {"mmdebstrap", "--mode=root", "--variant=apt",
+  // In a mount namespace of its own: the /proc, /sys and /dev mmdebstrap
+  // mounts in the image while it builds vanish with it, even if it is killed.
+  std::vector<std::string> argv = {"unshare", "--mount", "--propagation", "private", "--",
+                                   "mmdebstrap", "--mode=root", "--variant=apt",
                                    "--aptopt=Acquire::Retries \"3\"",
                                    "--customize-hook=copy-in " + staging + "/setup.sh /",
                                    "--customize-hook=chroot \"$1\" /bin/sh -e /setup.sh",

@@ -54,9 +54,9 @@ class LocalImageCatalog : public ImageCatalog {
   // build they run until their image is set again). Refuses the name of one
   // of corral's own images.
   StatusOr<ImageInfo> addRecipe(const std::string& yaml);
-  // Forgets an operator's recipe; its builds stay for the clusters that use
-  // them.
-  Status removeRecipe(const std::string& name);
+  // Forgets an operator's recipe. Its build stays for the clusters that use
+  // it, unless `withBuild` (the caller checked that none does).
+  Status removeRecipe(const std::string& name, bool withBuild = false);
 
   // The root filesystem of build `id` (which may not be built yet).
   std::string rootfsOf(const std::string& id) const;

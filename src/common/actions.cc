@@ -23,6 +23,8 @@ const std::vector<Rule>& rules() {
       {Action::kNodes, "nodes", "reboot or test nodes of", {S::kRunning}},
       {Action::kUsers, "users", "change the login users of", {S::kRunning}},
       {Action::kControllerRestart, "controllerRestart", "restart the controller of", {S::kRunning}},
+      {Action::kSetImage, "setImage", "change the image of", {S::kRunning}},
+      {Action::kRestartWorkers, "restartWorkers", "restart the workers of", {S::kRunning}},
       // The way out of a stalled create, or a re-run of the current revision.
       {Action::kReconfigure, "reconfigure", "reconfigure", {S::kCreating, S::kRunning}},
       {Action::kTerminate, "terminate", "terminate", {S::kRunning}},

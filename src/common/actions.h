@@ -23,6 +23,8 @@ enum class Action {
   kNodes,          // reboot a node, inject an XID
   kUsers,          // add or remove a login user
   kControllerRestart,
+  kSetImage,        // move the cluster to another image (or build of it)
+  kRestartWorkers,  // recreate every worker, each once its jobs end
   kReconfigure,
   kTerminate,
   kClone,
@@ -33,7 +35,7 @@ enum class Action {
 const char* actionName(Action action);
 
 // A stable identifier for the API: "scale", "partitions", "config",
-// "setKeys", "loginRestart", "volumes", "nodes", "users", "controllerRestart", "reconfigure", "terminate", "clone", "delete".
+// "setKeys", "loginRestart", "volumes", "nodes", "users", "controllerRestart", "setImage", "restartWorkers", "reconfigure", "terminate", "clone", "delete".
 const char* actionKey(Action action);
 
 // Every action, in the order the docs list them.

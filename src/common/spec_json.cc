@@ -296,7 +296,7 @@ StatusOr<ClusterSpec> specAt(const json& j, const std::string& prefix, bool stri
     RETURN_IF_ERROR(r.rejectUnknown({"name", "image", "gpuNodes", "gpusPerNode", "cpuNodes", "sshKeys",
                                      "partitions", "slurmConf", "loginGeneration",
                                      "nodeGenerations", "volumes", "users",
-                                     "controllerGeneration", "containers"}));
+                                     "controllerGeneration", "workerGeneration", "containers"}));
   }
   if (r.find("name") == nullptr) return invalidArgument(field(r.path("name")) + " is required");
   ClusterSpec spec;
@@ -320,6 +320,7 @@ StatusOr<ClusterSpec> specAt(const json& j, const std::string& prefix, bool stri
   RETURN_IF_ERROR(r.readStringMap("slurmConf", &spec.slurmConf));
   RETURN_IF_ERROR(r.readInt("loginGeneration", &spec.loginGeneration));
   RETURN_IF_ERROR(r.readInt("controllerGeneration", &spec.controllerGeneration));
+  RETURN_IF_ERROR(r.readInt("workerGeneration", &spec.workerGeneration));
   if (const json* gens = r.find("nodeGenerations")) {
     if (!gens->is_object())
       return invalidArgument(field(r.path("nodeGenerations")) + " must be an object of integers");
@@ -514,6 +515,7 @@ nlohmann::json specToJson(const ClusterSpec& spec) {
               {"loginGeneration", spec.loginGeneration},
               {"controllerGeneration", spec.controllerGeneration},
               {"nodeGenerations", spec.nodeGenerations},
+              {"workerGeneration", spec.workerGeneration},
               {"volumes", volumes},
               {"users", users},
               {"containers",

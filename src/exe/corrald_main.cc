@@ -112,9 +112,11 @@ int runAdmin(CLI::App& admin, const std::string& dataDir, const AdminArgs& a) {
 struct ImageArgs {
   std::string file;
   std::string name;
+  bool withBuild = false;
 };
 
-int runImage(CLI::App& image, corral::LocalImageCatalog& catalog, const ImageArgs& a) {
+int runImage(CLI::App& image, corral::LocalImageCatalog& catalog, const std::string& dataDir,
+             const ImageArgs& a) {
   using namespace corral;
   auto fail = [](const Status& s) {
     std::cerr << "corrald image: " << s.message() << "\n";
@@ -155,8 +157,21 @@ int runImage(CLI::App& image, corral::LocalImageCatalog& catalog, const ImageArg
     return 0;
   }
   if (image.got_subcommand("remove")) {
-    if (Status s = catalog.removeRecipe(a.name); !s.isOk()) return fail(s);
-    std::cout << "image " << a.name << " removed; clusters that run it keep its build\n";
+    if (a.withBuild) {
+      // Never the build a cluster of this corrald runs.
+      auto info = catalog.find(a.name);
+      auto store = openSqliteStore(dataDir + "/corral.db");
+      if (!store.isOk()) return fail(store.status());
+      auto all = (*store)->listClusters();
+      if (!all.isOk()) return fail(all.status());
+      for (const auto& c : *all)
+        if (info.isOk() && c.spec.image.id == info->ref.id)
+          return fail(failedPrecondition("cluster " + c.spec.name + " runs image " + a.name +
+                                         "; remove it without --build, or move the cluster first"));
+    }
+    if (Status s = catalog.removeRecipe(a.name, a.withBuild); !s.isOk()) return fail(s);
+    std::cout << "image " << a.name << " removed"
+              << (a.withBuild ? ", and its build" : "; clusters that run it keep its build") << "\n";
     return 0;
   }
   std::cerr << image.help();
@@ -241,10 +256,13 @@ int main(int argc, char** argv) {
   auto* imageRemove = image->add_subcommand("remove", "forget an image you added (its build stays)");
   imageRemove->fallthrough();
   imageRemove->add_option("name", imageArgs.name, "the image")->required();
+  imageRemove->add_flag("--build", imageArgs.withBuild,
+                        "remove its build from the cache too (refused while a cluster of this "
+                        "corrald runs it)");
   CLI11_PARSE(app, argc, argv);
   if (admin->parsed()) return runAdmin(*admin, dataDir, adminArgs);
   LocalImageCatalog catalog(imageOptions);
-  if (image->parsed()) return runImage(*image, catalog, imageArgs);
+  if (image->parsed()) return runImage(*image, catalog, dataDir, imageArgs);
   if (verbose) setLogLevel(LogLevel::kDebug);
 
   if (geteuid() != 0) {

@@ -137,15 +137,25 @@ Status Reconciler::runApply(ClusterRecord record) {
     return failApply(record, s, true);
   }
 
-  // 4–6. Files, pods, controller, and Slurm's view of the nodes.
+  // 4–6. Files, pods, controller, the workers' roll, and Slurm's view of
+  // the nodes.
   Deadline deadline = clock_.now() + options_.applyTimeout;
   std::vector<std::string> startedPods;
   std::set<std::string> recreated;
+  auto rolling = workersToRoll(name, *rendered);
+  if (!rolling.isOk()) return rolling.status();
+  std::set<std::string> rollingSet(rolling->begin(), rolling->end());
   Status s = runtime_.writeFiles(name, rendered->files);
   if (s.isOk()) s = prepareHomes(desired);
-  if (s.isOk()) s = syncPods(desired, *rendered, removed, &startedPods, &recreated);
+  if (s.isOk()) s = syncPods(desired, *rendered, removed, rollingSet, &startedPods, &recreated);
   if (s.isOk()) s = waitPodsReady(name, startedPods, "starting pods", deadline, stillWanted);
   if (s.isOk()) s = syncController(record, desired);
+  if (s.isOk() && !rolling->empty()) {
+    s = rollWorkers(desired, *rendered, *rolling, stillWanted, &recreated);
+    // The roll waits for jobs as long as they run; what follows gets its
+    // own time.
+    deadline = clock_.now() + options_.applyTimeout;
+  }
   if (s.isOk()) {
     std::set<std::string> mustServe(startedPods.begin(), startedPods.end());
     s = waitNodesServing(desired, *rendered, deadline, stillWanted, recreated, mustServe);
@@ -245,7 +255,8 @@ Status Reconciler::drainRemovedNodes(const ClusterRecord& record,
 
 Status Reconciler::syncPods(const ClusterRecord& desired, const RenderedCluster& rendered,
                             const std::vector<std::string>& removed,
-                            std::vector<std::string>* started, std::set<std::string>* recreated) {
+                            const std::set<std::string>& rolling, std::vector<std::string>* started,
+                            std::set<std::string>* recreated) {
   const std::string& name = desired.spec.name;
   auto observed = observedNodes(name);
   // Pods that are missing, dead, or of another generation start (again);
@@ -253,14 +264,18 @@ Status Reconciler::syncPods(const ClusterRecord& desired, const RenderedCluster&
   std::vector<const PodSpec*> toStart;
   for (const auto& pod : rendered.pods) {
     ASSIGN_OR_RETURN(PodStatus st, runtime_.podStatus(name, pod.name));
-    if (st.running && st.generation == pod.generation) {
+    bool current = st.generation == pod.generation && st.rollGeneration == pod.rollGeneration &&
+                   st.imageId == pod.image.id;
+    if (st.running && (current || rolling.count(pod.name))) {
       RETURN_IF_ERROR(runtime_.updateMounts(pod));
       continue;
     }
     if (st.running) {
-      event(name, "Normal", "PodRecreated",
-            "recreating pod " + pod.name + " (generation " + std::to_string(st.generation) +
-                " -> " + std::to_string(pod.generation) + ")");
+      std::string why = st.imageId != pod.image.id
+                            ? "image " + pod.image.name + " (" + pod.image.id.substr(0, 12) + ")"
+                            : "generation " + std::to_string(st.generation) + " -> " +
+                                  std::to_string(pod.generation);
+      event(name, "Normal", "PodRecreated", "recreating pod " + pod.name + " (" + why + ")");
       // A rebooting node's jobs end now (NODE_FAIL) rather than when Slurm
       // notices; drained nodes stay drained (ReturnToService brings a down
       // node back when its slurmd registers).

@@ -112,9 +112,20 @@ class Reconciler {
   Status tryConfiguration(const ClusterRecord& desired, const RenderedFiles& files);
   Status drainRemovedNodes(const ClusterRecord& record, const std::vector<std::string>& removed,
                            const std::function<Status()>& stillWanted);
+  // Starts what is missing, recreates at once what must be (a reboot, a
+  // new controller or login image), stops what goes; leaves `rolling` to
+  // `rollWorkers`.
   Status syncPods(const ClusterRecord& desired, const RenderedCluster& rendered,
-                  const std::vector<std::string>& removed, std::vector<std::string>* started,
-                  std::set<std::string>* recreated);
+                  const std::vector<std::string>& removed, const std::set<std::string>& rolling,
+                  std::vector<std::string>* started, std::set<std::string>* recreated);
+  // src/reconcile/roll.cc: workers that run another image or roll
+  // generation than the render's, and their graceful recreation: drained,
+  // each recreated once its jobs have ended, then back in service.
+  StatusOr<std::vector<std::string>> workersToRoll(const std::string& cluster,
+                                                   const RenderedCluster& rendered);
+  Status rollWorkers(const ClusterRecord& desired, const RenderedCluster& rendered,
+                     const std::vector<std::string>& nodes,
+                     const std::function<Status()>& stillWanted, std::set<std::string>* recreated);
   // Starts `pods` concurrently; names the ones that started in `started`
   // and returns the first failure, naming its pod in `failedPod`.
   Status startPods(const std::vector<const PodSpec*>& pods, std::vector<std::string>* started,

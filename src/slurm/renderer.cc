@@ -108,8 +108,11 @@ std::string renderJobContainerConf(const ClusterRecord& r) {
 std::string renderCgroupConf(const ClusterRecord& r) {
   std::string out = header(r) + "# Pods have no cgroup of their own to manage; processes are tracked\n"
                                 "# through /proc (ProctrackType=proctrack/linuxproc).\n";
-  if (compareSlurmReleases(r.spec.image.slurmVersion, "24.05") >= 0)
-    out += "CgroupPlugin=disabled\n";
+  // 24.05 and later can leave cgroups alone; 22.05 loads a cgroup plugin
+  // whatever it is told, and would guess wrong from the pod's empty
+  // /sys/fs/cgroup: cgroup/v1 is loaded, and nothing asks it for a cgroup.
+  out += compareSlurmReleases(r.spec.image.slurmVersion, "24.05") >= 0 ? "CgroupPlugin=disabled\n"
+                                                                        : "CgroupPlugin=cgroup/v1\n";
   return out;
 }
 
@@ -524,6 +527,7 @@ StatusOr<RenderedCluster> renderCluster(const ClusterRecord& r) {
     w.gpus = n.group == kGpuGroup ? r.spec.gpusPerNode : 0;
     auto gen = r.spec.nodeGenerations.find(n.name);
     w.generation = gen == r.spec.nodeGenerations.end() ? 0 : gen->second;
+    w.rollGeneration = r.spec.workerGeneration;
     // Jobs' private /tmp and namespaces (job_container/tmpfs) on the node's
     // disk, emptied when the node is recreated.
     w.scratchDirs.push_back("/var/spool/slurmd");

@@ -155,8 +155,13 @@ TEST_F(ContainerE2E, ContainersSeeExactlyTheirGpus) {
                   " sh -c 'ls /dev | grep -c nvidia; true'");
   ASSERT_EQ(none.exitCode, 0) << none.err;
   EXPECT_EQ(trim(none.out), "0");
-  // Outside a container the step sees the node's devices, as before.
-  EXPECT_EQ(trim(run("srun --gres=gpu:2 sh -c 'ls /dev | grep -cE \"^nvidia[0-9]+$\"'").out), "4");
+  // Outside a container too, a step sees exactly its GPUs (and the control
+  // device), as Slurm's ConstrainDevices would make it.
+  auto plain = run("srun --gres=gpu:2 ls /dev");
+  ASSERT_EQ(plain.exitCode, 0) << plain.err;
+  EXPECT_EQ(countOf(plain.out, "nvidia"), 3) << plain.out;
+  EXPECT_NE(plain.out.find("nvidiactl"), std::string::npos) << plain.out;
+  EXPECT_EQ(trim(run("srun ls /dev | grep -c nvidia; true").out), "0");
 }
 
 TEST_F(ContainerE2E, NamedContainerKeepsFilesBetweenStepsOfAJob) {

@@ -100,6 +100,8 @@ StatusOr<PodStatus> FakeRuntime::podStatus(const std::string& cluster, const std
   st.exists = true;
   st.running = p->second.running;
   st.generation = p->second.spec.generation;
+  st.rollGeneration = p->second.spec.rollGeneration;
+  st.imageId = p->second.spec.image.id;
   if (!st.running) {
     st.message = "pod is not running";
     return st;

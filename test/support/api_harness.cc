@@ -160,6 +160,7 @@ ClusterRecord cluster(const std::string& name, const std::string& project, Clust
   r.spec.cpuNodes = cpuNodes;
   r.spec.gpusPerNode = gpuNodes > 0 ? 8 : 0;
   r.spec.sshKeys = {kTestSshKey};
+  r.spec.image = {"debian13-slurm24.11", std::string(64, 'a'), "24.11"};
   r.project = project;
   r.status = status;
   r.revision = 1;
@@ -230,6 +231,7 @@ ApiHarness::ApiHarness(bool populated) {
   ApiOptions options;
   options.platformPartitions = {"llm"};
   options.dataDir = dataDir.string();
+  options.images = &images;
   api_ = std::make_unique<ApiServer>(store, *reconciler_, clock, options);
   check(api_->bind("127.0.0.1", 0), "bind");
   serving_ = std::thread([this] { api_->serve(); });
@@ -550,6 +552,8 @@ bool codeFits(int status, const std::string& code) {
       return code == "InvalidArgument";
     case 401:
       return code == "Unauthenticated";
+    case 403:
+      return code == "PermissionDenied";
     case 404:
       return code == "NotFound";
     case 409:

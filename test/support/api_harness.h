@@ -20,6 +20,7 @@
 
 #include "api/server.h"
 #include "fakes/fake_clock.h"
+#include "fakes/fake_image_catalog.h"
 #include "fakes/fake_runtime.h"
 #include "fakes/fake_store.h"
 #include "reconcile/reconciler.h"
@@ -119,6 +120,7 @@ class ApiHarness {
 
   FakeStore store;
   FakeRuntime runtime;
+  FakeImageCatalog images;
   FakeClock clock;
   std::filesystem::path dataDir;
 

@@ -642,17 +642,19 @@ TEST_F(CliChangesTest, UnknownSubcommandsAreNamedWithTheChoices) {
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err,
             "error: unknown command \"corral cluster resize\"; the commands are: create, list, "
-            "get, delete, history, scale, reconfigure, set-keys, terminate, clone\n");
+            "get, delete, history, scale, reconfigure, set-keys, set-image, restart-workers, "
+            "terminate, clone\n");
   r = run({"settings"});
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err,
             "error: unknown command \"corral settings\"; the commands are: cluster, partition, "
-            "config, login, controller, volume, node, user, events, ssh, version\n");
+            "config, login, controller, volume, node, user, image, events, ssh, version\n");
   r = run({"cluster"});
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err,
             "error: \"corral cluster\" needs a command: create, list, get, delete, history, "
-            "scale, reconfigure, set-keys, terminate, clone; see: corral cluster --help\n");
+            "scale, reconfigure, set-keys, set-image, restart-workers, terminate, clone; see: "
+            "corral cluster --help\n");
 }
 
 }  // namespace

@@ -66,8 +66,8 @@ TEST_F(CliClientTest, ListAsTableAndAsJson) {
   CliResult r = run({"cluster", "list"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out,
-            "NAME   STATUS    GPU-NODES   CPU-NODES   LOGIN        AGE\n"
-            "demo   Running   2           0           172.29.1.3   1m\n");
+            "NAME   STATUS    IMAGE   GPU-NODES   CPU-NODES   LOGIN        AGE\n"
+            "demo   Running   -       2           0           172.29.1.3   1m\n");
   r = run({"cluster", "list", "-o", "json"});
   EXPECT_EQ(r.code, 0);
   EXPECT_EQ(r.out, Json::parse(body).dump(2) + "\n");

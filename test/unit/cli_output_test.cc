@@ -12,7 +12,8 @@ Json sampleCluster() {
   return Json::parse(R"({
     "name": "demo", "status": "Running", "phase": "", "reason": "",
     "revision": 2, "appliedRevision": 1,
-    "spec": {"name": "demo", "gpuNodes": 4, "gpusPerNode": 8, "cpuNodes": 1, "sshKeys": ["k"]},
+    "spec": {"name": "demo", "gpuNodes": 4, "gpusPerNode": 8, "cpuNodes": 1, "sshKeys": ["k"],
+             "image": {"name": "debian13-slurm24.11", "id": "a77507f78e91675e", "slurmVersion": "24.11"}},
     "subnet": "172.29.1.0/24",
     "login": {"address": "172.29.1.3", "port": 22, "hostKey": "ssh-ed25519 AAAA"},
     "nodes": [
@@ -95,9 +96,9 @@ TEST(CliOutputTest, ClusterListTable) {
       "spec": {"gpuNodes": 200, "cpuNodes": 0}, "createdAt": 1000, "login": {}})");
   body["clusters"].push_back(creating);
   EXPECT_EQ(clusterListTable(body, 1000 + 3 * 3600),
-            "NAME         STATUS     GPU-NODES   CPU-NODES   LOGIN        AGE\n"
-            "demo         Running    4           1           172.29.1.3   3h\n"
-            "second-one   Creating   200         0           -            3h\n");
+            "NAME         STATUS     IMAGE                 GPU-NODES   CPU-NODES   LOGIN        AGE\n"
+            "demo         Running    debian13-slurm24.11   4           1           172.29.1.3   3h\n"
+            "second-one   Creating   -                     200         0           -            3h\n");
 }
 
 TEST(CliOutputTest, ClusterListTableWhenEmpty) {
@@ -111,6 +112,7 @@ TEST(CliOutputTest, ClusterDetailShowsFieldsAndNodes) {
       "Name:       demo\n"
       "Status:     Running\n"
       "Revision:   2 (applied 1)\n"
+      "Image:      debian13-slurm24.11 (Slurm 24.11, build a77507f78e91)\n"
       "Size:       4 GPU nodes x 8 GPUs, 1 CPU nodes\n"
       "Subnet:     172.29.1.0/24\n"
       "Login:      ssh root@172.29.1.3   (or: corral ssh demo)\n"

@@ -111,6 +111,7 @@ class OpenapiContractTest : public ::testing::Test {
         p.replace(at, param.size(), value);
     };
     if (p.rfind("/api/v1/volumes/", 0) == 0) put("{name}", "data");
+    put("{image}", "debian13-slurm24.11");
     put("{name}", "a");
     put("{p}", "p1");
     put("{volume}", "data");
@@ -368,6 +369,12 @@ TEST_F(OpenapiContractTest, EveryOperationAnswersAsDocumented) {
   expect("POST", "/api/v1/volumes", R"({"name": "v2", "type": "nfs"})", 400);
   expect("POST", "/api/v1/volumes", R"({"name": "v2", "project": "team-b"})", 404, alice);
   expect("POST", "/api/v1/volumes", R"({"name": "v3", "project": "team-a"})", 201, alice);
+  // Host directories are the operator's: never a user's, and an admin's
+  // only under a root this corrald allows (none here).
+  expect("POST", "/api/v1/volumes", R"({"name": "hostdir", "source": "/srv"})", 403, alice);
+  expect("POST", "/api/v1/volumes", R"({"name": "hostdir", "source": "/srv"})", 403);
+  ASSERT_TRUE(api_.store.createVolume({"legacy", "pfs", "/srv/legacy", false, 0, kDefaultProject}).isOk());
+  expect("POST", a + "/volumes", R"({"volume": "legacy", "path": "/legacy"})", 403);
   expect("DELETE", "/api/v1/volumes/vnew", "", 200);
   expect("DELETE", "/api/v1/volumes/data", "", 409);
   expect("DELETE", "/api/v1/volumes/nosuch", "", 404);
@@ -394,6 +401,24 @@ TEST_F(OpenapiContractTest, EveryOperationAnswersAsDocumented) {
   expect("POST", a + "/nodes/slinky-1/inject-xid", R"({"code": 79})", 503);
   expect("GET", a + "/nodes/slinky-1", "", 200);  // Now with history.
 
+  // ---- Images ----------------------------------------------------------------
+  Answer images = expect("GET", "/api/v1/images", "", 200);
+  EXPECT_EQ(images.body["default"], "debian13-slurm24.11");
+  EXPECT_EQ(images.body["images"].size(), 3u);
+  expect("GET", "/api/v1/images/debian13-extra", "", 200);
+  expect("GET", "/api/v1/images/nope", "", 404);
+  expect("POST", a + "/image", R"({"image": "debian12-slurm22.05"})", 409);  // Slurm cannot go back.
+  expect("POST", a + "/image", R"({"image": "nope"})", 400);
+  expect("POST", a + "/image", R"({})", 400);
+  expect("POST", a + "/image", R"({"image": "debian13-extra"})", 202);
+  expect("POST", a + "/image", R"({"image": "debian13-extra"})", 200);  // Already its build.
+  expect("POST", "/api/v1/clusters/old/image", R"({"image": "debian13-extra"})", 409);
+  expect("POST", "/api/v1/clusters/nosuch/image", R"({"image": "debian13-extra"})", 404);
+  EXPECT_EQ(expect("GET", "/api/v1/images/debian13-extra", "", 200).body["clusters"], json({"a"}));
+  expect("POST", a + "/workers/restart", "", 202);
+  expect("POST", "/api/v1/clusters/old/workers/restart", "", 409);
+  expect("POST", "/api/v1/clusters/nosuch/workers/restart", "", 404);
+
   // ---- Login users -----------------------------------------------------------
   expect("POST", a + "/users", R"({"name": "dave", "sshKeys": [)" + key + "]}", 202);
   expect("POST", a + "/users", R"({"name": "dave", "sshKeys": [)" + key + "]}", 409);
@@ -408,6 +433,8 @@ TEST_F(OpenapiContractTest, EveryOperationAnswersAsDocumented) {
 
   // ---- Ends of life ----------------------------------------------------------
   expect("POST", "/api/v1/clusters/old/clone", R"({"name": "old2"})", 201);
+  expect("POST", "/api/v1/clusters/old/clone", R"({"name": "old4", "image": "debian12-slurm22.05"})", 201);
+  expect("POST", "/api/v1/clusters/old/clone", R"({"name": "old5", "image": "nope"})", 400);
   expect("POST", "/api/v1/clusters/old/clone", R"({"name": "old2"})", 409);
   expect("POST", "/api/v1/clusters/old/clone", R"({"name": "Old_2"})", 400);
   expect("POST", "/api/v1/clusters/old/clone", R"({})", 400);
@@ -451,7 +478,8 @@ TEST_F(OpenapiContractTest, CreateRefusesWhatTheDocumentDoesNotList) {
       {"users", json{{{"name", "mallory"}, {"uid", 20000}, {"sshKeys", {kTestSshKey}}}}},
       {"nodeGenerations", json{{"slinky-0", 1}}},
       {"loginGeneration", 1},
-      {"controllerGeneration", 1}};
+      {"controllerGeneration", 1},
+      {"workerGeneration", 1}};
   int n = 0;
   for (auto it = spec.begin(); it != spec.end(); ++it) {
     if (create.contains(it.key())) continue;

@@ -82,7 +82,7 @@ TEST(SpecJsonTest, ToJsonHasTheApiKeys) {
   EXPECT_EQ(j, json::parse(R"({"name": "demo", "image": {"name": "", "id": "", "slurmVersion": ""},
       "gpuNodes": 2, "gpusPerNode": 4, "cpuNodes": 1,
       "sshKeys": ["ssh-ed25519 AAAAC3Nza you@laptop", "ssh-rsa AAAAB3Nza ci"],
-      "partitions": [], "slurmConf": {}, "loginGeneration": 0, "controllerGeneration": 0, "nodeGenerations": {},
+      "partitions": [], "slurmConf": {}, "loginGeneration": 0, "controllerGeneration": 0, "nodeGenerations": {}, "workerGeneration": 0,
       "volumes": [], "users": [],
       "containers": {"registry": false, "cachePath": "", "insecureRegistries": []}})"));
 }

@@ -514,7 +514,11 @@ StatusOr<PodStatus> LocalRuntime::podStatus(const std::string& cluster, const st
   }
   if (auto spec = readWhole(dir + "/" + kPodSpecFile); spec.isOk()) {
     auto j = nlohmann::json::parse(*spec, nullptr, false);
-    if (j.is_object()) st.generation = j.value("generation", 0);
+    if (j.is_object()) {
+      st.generation = j.value("generation", 0);
+      st.rollGeneration = j.value("rollGeneration", 0);
+      if (j.contains("image") && j["image"].is_object()) st.imageId = j["image"].value("id", "");
+    }
   }
   auto text = readWhole(dir + "/" + kPodStateDir + "/" + kPodStatusFile);
   if (!text.isOk()) {

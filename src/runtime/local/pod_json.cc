@@ -24,6 +24,7 @@ nlohmann::json launchSpecToJson(const LaunchSpec& s) {
           {"prefixLength", s.pod.prefixLength},
           {"gpus", s.pod.gpus},
           {"generation", s.pod.generation},
+          {"rollGeneration", s.pod.rollGeneration},
           {"image",
            {{"name", s.pod.image.name}, {"id", s.pod.image.id}, {"slurmVersion", s.pod.image.slurmVersion}}},
           {"mounts", mounts},
@@ -47,6 +48,7 @@ StatusOr<LaunchSpec> launchSpecFromJson(const nlohmann::json& j) {
     s.pod.prefixLength = j.at("prefixLength").get<int>();
     s.pod.gpus = j.at("gpus").get<int>();
     s.pod.generation = j.value("generation", 0);
+    s.pod.rollGeneration = j.value("rollGeneration", 0);
     if (j.contains("image")) {
       s.pod.image.name = j["image"].value("name", "");
       s.pod.image.id = j["image"].value("id", "");

@@ -301,8 +301,8 @@ Status stageRoot(const LaunchSpec& spec, int usernsFd) {
             nullptr) != 0)
     return sysError("cannot mount /sys");
   // No cgroup of the host's is the pod's to see or change: an empty,
-  // read-only /sys/fs/cgroup (Slurm 22.05's slurmd insists one is mounted;
-  // 24.11's is told CgroupPlugin=disabled).
+  // read-only /sys/fs/cgroup (Slurm's slurmd wants one mounted; see the
+  // renderer's cgroup.conf for what it is told to do with it).
   RETURN_IF_ERROR(mountTmpfs(root + "/sys/fs/cgroup", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
                              "mode=755,size=4k"));
   RETURN_IF_ERROR(mountTmpfs(root + "/run", MS_NOSUID | MS_NODEV,
