@@ -314,10 +314,12 @@ Status LocalImageCatalog::build(const Recipe& r, const std::string& id, const Bu
   RETURN_IF_ERROR(writeText(staging + "/recipe.yaml", recipeToYaml(r)));
   std::string include;
   for (const auto& p : r.packages) include += (include.empty() ? "" : ",") + p;
-  // In a mount namespace of its own: the /proc, /sys and /dev mmdebstrap
-  // mounts in the image while it builds vanish with it, even if it is killed.
-  std::vector<std::string> argv = {"unshare", "--mount", "--propagation", "private", "--",
-                                   "mmdebstrap", "--mode=root", "--variant=apt",
+  // In PID and mount namespaces of its own, and killed with its builder: a
+  // build is never left running after the corrald that started it, and the
+  // /proc, /sys and /dev mmdebstrap mounts in the image vanish with it.
+  std::vector<std::string> argv = {"setpriv", "--pdeathsig", "KILL", "--", "unshare", "--mount",
+                                   "--propagation", "private", "--pid", "--fork", "--kill-child",
+                                   "--mount-proc", "--", "mmdebstrap", "--mode=root", "--variant=apt",
                                    "--aptopt=Acquire::Retries \"3\"",
                                    "--customize-hook=copy-in " + staging + "/setup.sh /",
                                    "--customize-hook=chroot \"$1\" /bin/sh -e /setup.sh",

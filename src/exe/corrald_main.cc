@@ -333,15 +333,23 @@ int main(int argc, char** argv) {
     return 1;
   }
   // Clusters made before cluster images existed ran the host's Slurm 22.05:
-  // they continue on the image that holds it.
+  // they continue on the image that holds it, recorded as a revision of its
+  // own (applied: it is what runs), so that a later rollback restores it.
   if (auto all = (*store)->listClusters(); all.isOk()) {
     for (auto r : *all) {
       if (!r.spec.image.name.empty()) continue;
       auto legacy = catalog.find("debian12-slurm22.05");
       if (!legacy.isOk()) break;
+      bool wasCurrent = r.appliedRevision == r.revision;
       r.spec.image = legacy->ref;
-      if (auto u = (*store)->updateCluster(r); u.isOk())
-        LOG_INFO("cluster " << r.spec.name << " runs on image " << legacy->ref.name << " from now on");
+      r.revision += 1;
+      if (wasCurrent) r.appliedRevision = r.revision;
+      r.changeAuthor = "corral";
+      r.changeMessage = "record image " + legacy->ref.name + " (what the cluster ran before images)";
+      auto u = (*store)->updateCluster(r);
+      if (!u.isOk()) continue;
+      if (wasCurrent) (void)(*store)->setRevisionState(r.spec.name, r.revision, RevisionState::kApplied, "");
+      LOG_INFO("cluster " << r.spec.name << " runs on image " << legacy->ref.name << " from now on");
     }
   }
   LocalRuntimeOptions runtimeOptions;

@@ -338,14 +338,15 @@ Status Reconciler::syncController(const ClusterRecord& record, const ClusterReco
   // Every apply ends with a reconfigure: slurmctld re-reads slurm.conf and
   // tells every slurmd to, and slurmds re-register at once after a restart.
   setPhase(name, "reconfiguring Slurm");
-  Status last;
-  for (int attempt = 0; attempt < 20; ++attempt) {
-    auto r = slurmCommand(name, {"scontrol", "reconfigure"});
+  // A slurmctld that came back is answering within seconds; one that does
+  // not (it refused its configuration) fails the change within 30 s.
+  const auto until = clock_.now() + std::chrono::seconds(30);
+  while (true) {
+    auto r = slurmCommand(name, {"scontrol", "reconfigure"}, std::chrono::seconds(10));
     if (r.isOk()) return Status::ok();
-    last = r.status();
+    if (clock_.now() >= until) return r.status();
     clock_.sleepFor(std::chrono::milliseconds(250));
   }
-  return last;
 }
 
 Status Reconciler::waitNodesServing(const ClusterRecord& desired, const RenderedCluster& rendered,
@@ -432,8 +433,6 @@ Status Reconciler::failApply(const ClusterRecord& record, const Status& why, boo
             (touchedLive ? "; rolling back to revision " : "; nothing was changed; restoring revision ") +
             std::to_string(applied->number));
   ClusterSpec restore = applied->spec;
-  // Revisions from before cluster images named none; they ran this one.
-  if (restore.image.name.empty()) restore.image = record.spec.image;
   auto r = mutate(name, [&](ClusterRecord& c) {
     if (c.revision != failed) return;  // A newer change replaced it anyway.
     c.spec = restore;

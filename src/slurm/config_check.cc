@@ -38,7 +38,9 @@ while [ $i -lt 300 ]; do
     cat /run/check/out
     exit 1
   fi
-  if grep -q ':1AA1 00000000:0000 0A' /proc/net/tcp /proc/net/tcp6 2>/dev/null; then
+  # Fully started, not merely listening: 24.11 listens first and parses
+  # some parameters (PriorityWeightTRES) only afterwards.
+  if grep -q 'Running as primary controller' /run/check/out; then
     echo "corral-check: ok"
     exit 0
   fi
@@ -46,7 +48,7 @@ while [ $i -lt 300 ]; do
   i=$((i+1))
 done
 echo "corral-check: failed"
-echo "slurmctld did not start listening within 6 s"
+echo "slurmctld did not finish starting within 6 s"
 cat /run/check/out
 exit 1
 )sh";
@@ -76,7 +78,7 @@ Status configCheckResult(const ProcessResult& result) {
   std::istringstream lines(result.out + "\n" + result.err);
   std::string line, said;
   while (std::getline(lines, line)) {
-    if (!interesting(line) && line.find("did not start") == std::string::npos) continue;
+    if (!interesting(line) && line.find("did not finish starting") == std::string::npos) continue;
     if (!said.empty()) said += "; ";
     said += line;
   }

@@ -54,6 +54,21 @@ bool waitForLog(const std::string& log, const std::string& text, int seconds) {
   return false;
 }
 
+// PIDs of the processes whose command line names `text`.
+std::vector<std::string> processesNaming(const std::string& text) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    std::string pid = e.path().filename();
+    if (pid.empty() || !std::isdigit(static_cast<unsigned char>(pid[0]))) continue;
+    std::ifstream in(e.path() / "cmdline");
+    std::stringstream s;
+    s << in.rdbuf();
+    if (s.str().find(text) != std::string::npos) out.push_back(pid);
+  }
+  return out;
+}
+
 std::string buildDirOf(const std::string& log) {
   std::ifstream in(log);
   std::stringstream s;
@@ -74,14 +89,21 @@ TEST(ImageE2E, AnOperatorsImageSurvivesACrashedBuildAndUpdatesARunningCluster) {
   // that the test can crash the builder in the middle of the build.
   std::ofstream(recipe) << "name: " << name << "\nextends: " << Harness::image()
                         << "\ndescription: the default image with tree\npackages: [tree]\n"
-                        << "setup:\n  - while [ ! -e /tmp/corral-go ]; do sleep 0.2; done\n";
+                        << "setup:\n  - while [ ! -e /etc/corral-go ]; do sleep 0.2; done; rm /etc/corral-go\n";
   const std::string log = h.dataDir() + "-build.log";
   pid_t first = startBuild(recipe, log);
-  ASSERT_TRUE(waitForLog(log, "setup step", 600)) << "the build never reached its setup step";
-  ASSERT_EQ(kill(-first, SIGKILL), 0);
+  ASSERT_TRUE(waitForLog(log, "corral: setup step", 600)) << "the build never reached its setup step";
+  // corrald crashes: mmdebstrap and everything it ran go with it.
+  ASSERT_EQ(kill(first, SIGKILL), 0);
   waitpid(first, nullptr, 0);
   std::string staging = buildDirOf(log);
   ASSERT_FALSE(staging.empty());
+  bool orphans = true;
+  for (int i = 0; i < 100 && orphans; ++i) {
+    orphans = !processesNaming(staging).empty();
+    if (orphans) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_FALSE(orphans) << "a build outlived the corrald that started it";
   // Nothing half-built is in use, and nothing of the build stays mounted.
   auto listed = h.corral({"image", "list", "-o", "json"});
   json images = json::parse(listed.out, nullptr, false);
@@ -94,9 +116,10 @@ TEST(ImageE2E, AnOperatorsImageSurvivesACrashedBuildAndUpdatesARunningCluster) {
   EXPECT_EQ(trim(mounts->out), "0");
 
   // The next build starts over and completes.
-  pid_t second = startBuild(recipe, log);
-  ASSERT_TRUE(waitForLog(log, "setup step", 600));
-  std::ofstream(staging + "/rootfs/tmp/corral-go") << "go\n";
+  const std::string log2 = log + ".2";
+  pid_t second = startBuild(recipe, log2);
+  ASSERT_TRUE(waitForLog(log2, "corral: setup step", 600));
+  std::ofstream(staging + "/rootfs/etc/corral-go") << "go\n";
   int st = 0;
   waitpid(second, &st, 0);
   ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "the second build failed; see " << log;
@@ -137,6 +160,7 @@ TEST(ImageE2E, AnOperatorsImageSurvivesACrashedBuildAndUpdatesARunningCluster) {
   EXPECT_EQ(removed->exitCode, 0) << removed->err;
   fs::remove(recipe);
   fs::remove(log);
+  fs::remove(log2);
 }
 
 TEST(ImageE2E, AnUpdateSlurmCannotMakeInPlaceIsRefusedBeforeAnythingChanges) {

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <functional>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -320,6 +321,20 @@ TEST(EgressE2E, OnlyTheLoginNodeReachesTheOutsideAndOnlyWhenTheOperatorSaysSo) {
     auto r = realProcessRunner().run({"sh", "-c", line}, {"", std::chrono::seconds(30), {}, {}});
     return r.isOk() ? *r : ProcessResult{};
   };
+  std::string www = "/var/lib/corral-e2e-www-" + key;
+  // Whatever happens below, the outside host goes: its httpd (by PID), its
+  // namespace and the host's end of its link.
+  struct Cleanup {
+    std::function<void()> fn;
+    ~Cleanup() { fn(); }
+  } cleanup{[&] {
+    sh("for p in $(ip netns pids " + ns + " 2>/dev/null); do kill $p; done; ip netns del " + ns +
+       " 2>/dev/null; ip link del " + hostIf + " 2>/dev/null");
+    fs::remove_all(www);
+  }};
+  ASSERT_EQ(sh("ip -o route show 198.51.100.0/24").out, "")
+      << "198.51.100.0/24 is routed on this host already (a test's leftover?); the stand-in outside "
+         "host needs it";
   ASSERT_EQ(sh("ip netns add " + ns + " && ip link add " + hostIf + " type veth peer name " + outIf +
                " && ip link set " + outIf + " netns " + ns + " && ip addr add 198.51.100.1/24 dev " +
                hostIf + " && ip link set " + hostIf + " up && ip -n " + ns +
@@ -327,8 +342,7 @@ TEST(EgressE2E, OnlyTheLoginNodeReachesTheOutsideAndOnlyWhenTheOperatorSaysSo) {
                " up && ip -n " + ns + " link set lo up")
                 .exitCode,
             0);
-  // The outside host answers HTTP with busybox's httpd, and sees who asks.
-  std::string www = "/var/lib/corral-e2e-www-" + key;
+  // The outside host answers HTTP with busybox's httpd.
   fs::create_directories(www);
   std::ofstream(www + "/index.html") << "outside\n";
   ASSERT_EQ(sh("nsenter --net=/run/netns/" + ns + " busybox httpd -p 8080 -h " + www).exitCode, 0);
@@ -356,10 +370,6 @@ TEST(EgressE2E, OnlyTheLoginNodeReachesTheOutsideAndOnlyWhenTheOperatorSaysSo) {
               "unreachable\n");
     EXPECT_EQ(h.corral({"cluster", "delete", "shut", "--wait"}).exitCode, 0);
   }
-  // The httpd dies with its namespace's last process: stop it by its PID.
-  sh("for p in $(ip netns pids " + ns + "); do kill $p; done; ip netns del " + ns + "; ip link del " +
-     hostIf + " 2>/dev/null");
-  fs::remove_all(www);
 }
 
 }  // namespace

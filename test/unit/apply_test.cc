@@ -13,9 +13,11 @@
 #include <vector>
 
 #include "fakes/fake_clock.h"
+#include "fakes/fake_image_catalog.h"
 #include "fakes/fake_runtime.h"
 #include "fakes/fake_store.h"
 #include "reconcile/reconciler.h"
+#include "slurm/hostlist.h"
 
 namespace corral {
 namespace {
@@ -65,6 +67,17 @@ class ApplyTest : public ::testing::Test {
         std::string reason = drained_.count(p) ? drained_[p] : "none";
         res.out += p + "|" + (drained_.count(p) ? "drained" : "idle") + "|" + reason + "\n";
       }
+    } else if (cmd == "squeue" && argv.size() > 3 && argv[2] == "-w" && busy_.count(argv[3])) {
+      // A job on one node, for as many polls as the test says; while it
+      // runs, the node must still be the pod it ran on.
+      std::string node = argv[3];
+      if (busy_[node] > 0) {
+        --busy_[node];
+        res.out = "12\n";
+        auto pod = runtime_.pod(cluster, node);
+        EXPECT_TRUE(pod && runtime_.podStatus(cluster, node)->running) << node << " went while its job ran";
+        if (pod) busyImage_[node] = pod->image.id;
+      }
     } else if (cmd == "squeue") {
       if (jobPolls_ > 0) {
         --jobPolls_;
@@ -74,8 +87,11 @@ class ApplyTest : public ::testing::Test {
       jobPolls_ = 0;
     } else if (cmd == "scontrol" && argv.size() > 3 && argv[1] == "update") {
       // scontrol update nodename=X state=drain reason=...
-      std::string nodes = argv[2].substr(std::string("nodename=").size());
-      if (argv[3] == "state=drain") drained_[nodes] = argv[4].substr(std::string("reason=").size());
+      auto nodes = expandHostlist(argv[2].substr(std::string("nodename=").size()));
+      for (const auto& n : nodes.isOk() ? *nodes : std::vector<std::string>{}) {
+        if (argv[3] == "state=drain") drained_[n] = argv[4].substr(std::string("reason=").size());
+        if (argv[3] == "state=resume") drained_.erase(n);
+      }
     }
     return res;
   }
@@ -90,6 +106,7 @@ class ApplyTest : public ::testing::Test {
     ClusterRecord r;
     r.spec.name = name;
     r.spec.gpuNodes = gpuNodes;
+    r.spec.image = {"debian13-slurm24.11", std::string(64, 'a'), "24.11"};
     r.revision = 1;
     ASSERT_TRUE(store_.createCluster(r).isOk());
     ASSERT_TRUE(reconciler_->reconcile(name).isOk());
@@ -138,6 +155,8 @@ class ApplyTest : public ::testing::Test {
   std::string checkError_;
   int jobPolls_ = 0;
   std::map<std::string, std::string> drained_;
+  std::map<std::string, int> busy_;               // node -> polls its job still runs
+  std::map<std::string, std::string> busyImage_;  // node -> the image its job ran on
 };
 
 TEST_F(ApplyTest, ScaleUpAddsTheNextOrdinalsAndRestartsSlurmctldOnce) {
@@ -325,6 +344,78 @@ TEST_F(ApplyTest, AFailingRollbackIsRetriedNotRolledBackAgain) {
   EXPECT_FALSE(reconciler_->reconcile("a").isOk());
   EXPECT_EQ(get("a").revision, 3);  // No revision 4.
   EXPECT_THAT(reasons("a"), Contains("RollbackRetrying"));
+}
+
+TEST_F(ApplyTest, AnImageUpdateRecreatesControllerAndLoginAndRollsWorkersWhenIdle) {
+  createRunning("a", 2);
+  busy_["slinky-1"] = 3;
+  ImageRef next{"debian13-extra", std::string(64, 'e'), "24.11"};
+  changeSpec("a", [&](ClusterSpec& s) { s.image = next; });
+  ASSERT_TRUE(reconciler_->reconcile("a").isOk());
+
+  EXPECT_EQ(get("a").appliedRevision, 2);
+  EXPECT_EQ(stateOf("a", 2), RevisionState::kApplied);
+  for (const char* pod : {"controller", "login", "slinky-0", "slinky-1"})
+    EXPECT_EQ(runtime_.podStatus("a", pod)->imageId, next.id) << pod;
+  // The busy node's job ran to its end on the old pod; nothing was killed.
+  EXPECT_EQ(busy_["slinky-1"], 0);
+  EXPECT_EQ(busyImage_["slinky-1"], std::string(64, 'a'));
+  EXPECT_THAT(commands_, Not(Contains(HasSubstr("state=down"))));
+  EXPECT_THAT(commands_, Contains(HasSubstr("nodename=slinky-[0-1] state=drain reason=corral: rolling")));
+  EXPECT_TRUE(drained_.empty()) << "the rolled nodes are back in service";
+  int rolled = 0;
+  for (const auto& r : reasons("a")) rolled += r == "WorkerRolled";
+  EXPECT_EQ(rolled, 2);
+  // A second pass finds everything current.
+  auto starts = runtime_.startOrder("a").size();
+  ASSERT_TRUE(reconciler_->reconcile("a").isOk());
+  EXPECT_EQ(runtime_.startOrder("a").size(), starts);
+}
+
+TEST_F(ApplyTest, RestartWorkersRollsThemOnTheSameImageAndLeavesTheController) {
+  createRunning("a", 2);
+  auto before = runtime_.startOrder("a");
+  changeSpec("a", [](ClusterSpec& s) { s.workerGeneration += 1; });
+  ASSERT_TRUE(reconciler_->reconcile("a").isOk());
+  EXPECT_EQ(get("a").appliedRevision, 2);
+  auto after = runtime_.startOrder("a");
+  std::vector<std::string> started(after.begin() + static_cast<long>(before.size()), after.end());
+  EXPECT_THAT(started, ElementsAre("slinky-0", "slinky-1"));
+  EXPECT_EQ(runtime_.pod("a", "slinky-1")->rollGeneration, 1);
+}
+
+TEST_F(ApplyTest, AWorkerThatDoesNotComeUpOnTheNewImageIsRolledBack) {
+  createRunning("a", 2);
+  ImageRef old = get("a").spec.image;
+  runtime_.setPodReady("a", "slinky-0", false);
+  changeSpec("a", [](ClusterSpec& s) { s.image = {"broken", std::string(64, 'f'), "24.11"}; });
+  ASSERT_TRUE(reconciler_->reconcile("a").isOk());
+  EXPECT_EQ(stateOf("a", 2), RevisionState::kFailed);
+  ClusterRecord r = get("a");
+  EXPECT_EQ(r.revision, 3);
+  EXPECT_EQ(r.spec.image, old);
+  runtime_.setPodReady("a", "slinky-0", true);
+  ASSERT_TRUE(reconciler_->reconcile("a").isOk());
+  EXPECT_EQ(get("a").appliedRevision, 3);
+  for (const char* pod : {"controller", "login", "slinky-0", "slinky-1"})
+    EXPECT_EQ(runtime_.podStatus("a", pod)->imageId, old.id) << pod;
+  EXPECT_THAT(reasons("a"), Contains("RolledBack"));
+}
+
+TEST_F(ApplyTest, AnImageThatCannotBeBuiltFailsTheChangeBeforeAnythingChanges) {
+  FakeImageCatalog images;
+  ReconcilerOptions o;
+  o.loginProbe = [](const std::string&, int) { return true; };
+  o.images = &images;
+  reconciler_ = std::make_unique<Reconciler>(store_, runtime_, clock_, o);
+  createRunning("a", 1);
+  auto starts = runtime_.startOrder("a").size();
+  images.failNextBuild(invalidArgument("building image debian13-extra failed: E: Unable to locate package nope"));
+  changeSpec("a", [&](ClusterSpec& s) { s.image = images.ref("debian13-extra"); });
+  ASSERT_TRUE(reconciler_->reconcile("a").isOk());
+  EXPECT_EQ(stateOf("a", 2), RevisionState::kFailed);
+  EXPECT_THAT(get("a").reason, HasSubstr("Unable to locate package nope"));
+  EXPECT_EQ(runtime_.startOrder("a").size(), starts);
 }
 
 }  // namespace

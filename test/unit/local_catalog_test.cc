@@ -45,7 +45,7 @@ class LocalCatalogTest : public ::testing::Test {
     dir_ = fs::temp_directory_path() / ("corral-catalog-" + std::to_string(getpid()) + "-" +
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
-    runner_.on("unshare", [this](const std::vector<std::string>& argv, const ProcessOptions& o) {
+    runner_.on("setpriv", [this](const std::vector<std::string>& argv, const ProcessOptions& o) {
       if (o.onLine) o.onLine("I: success");
       fakeRootfs(argv[argv.size() - 2], slurm_);
       ProcessResult r;
@@ -83,9 +83,11 @@ TEST_F(LocalCatalogTest, BuildsOnceWithMmdebstrapAndRecordsWhatItBuilt) {
   EXPECT_TRUE(info->builtIn);
   std::vector<std::string> progress;
   ASSERT_TRUE(c.ensureBuilt(info->ref, [&](const std::string& l) { progress.push_back(l); }).isOk());
-  auto lines = runner_.linesOf("unshare");
+  auto lines = runner_.linesOf("setpriv");
   ASSERT_EQ(lines.size(), 1u);
-  EXPECT_THAT(lines[0], HasSubstr("unshare --mount --propagation private -- mmdebstrap --mode=root --variant=apt"));
+  EXPECT_THAT(lines[0], HasSubstr("setpriv --pdeathsig KILL -- unshare --mount --propagation private "
+                                  "--pid --fork --kill-child --mount-proc -- mmdebstrap --mode=root "
+                                  "--variant=apt"));
   EXPECT_THAT(lines[0], HasSubstr("--include=slurm-wlm,munge"));
   EXPECT_THAT(lines[0], HasSubstr("chroot \"$1\" /bin/sh -e /setup.sh"));
   EXPECT_THAT(lines[0], HasSubstr(" trixie " + dir_.string() + "/.build-" + info->ref.id +
@@ -100,13 +102,13 @@ TEST_F(LocalCatalogTest, BuildsOnceWithMmdebstrapAndRecordsWhatItBuilt) {
   EXPECT_FALSE(leftovers());
   // Built is built: nothing runs again.
   ASSERT_TRUE(c.ensureBuilt(info->ref, nullptr).isOk());
-  EXPECT_EQ(runner_.linesOf("unshare").size(), 1u);
+  EXPECT_EQ(runner_.linesOf("setpriv").size(), 1u);
 }
 
 TEST_F(LocalCatalogTest, ABrokenBuildSaysWhyAndLeavesNothing) {
   auto c = catalog();
   auto info = c.find("base-img");
-  runner_.failNext("unshare", 1, "I: downloading\nE: Unable to locate package slurm-wlm\n");
+  runner_.failNext("setpriv", 1, "I: downloading\nE: Unable to locate package slurm-wlm\n");
   Status s = c.ensureBuilt(info->ref, nullptr);
   ASSERT_FALSE(s.isOk());
   EXPECT_THAT(s.message(), HasSubstr("Unable to locate package slurm-wlm"));
@@ -118,7 +120,7 @@ TEST_F(LocalCatalogTest, ABrokenBuildSaysWhyAndLeavesNothing) {
 TEST_F(LocalCatalogTest, AnImageWithoutWhatPodsRunIsRefused) {
   auto c = catalog();
   auto info = c.find("base-img");
-  runner_.on("unshare", [](const std::vector<std::string>& argv, const ProcessOptions&) {
+  runner_.on("setpriv", [](const std::vector<std::string>& argv, const ProcessOptions&) {
     fakeRootfs(argv[argv.size() - 2], "24.11.5-4");
     fs::remove(argv[argv.size() - 2] + "/usr/sbin/sshd");
     ProcessResult r;
@@ -153,7 +155,7 @@ TEST_F(LocalCatalogTest, OperatorsAddImagesThatExtendCorralsOwn) {
   ASSERT_TRUE(all.isOk());
   ASSERT_EQ(all->size(), 2u);
   ASSERT_TRUE(c.ensureBuilt(added->ref, nullptr).isOk());
-  EXPECT_THAT(runner_.linesOf("unshare")[0], HasSubstr("--include=slurm-wlm,munge,htop"));
+  EXPECT_THAT(runner_.linesOf("setpriv")[0], HasSubstr("--include=slurm-wlm,munge,htop"));
   ASSERT_TRUE(c.removeRecipe("with-htop").isOk());
   EXPECT_EQ(c.find("with-htop").status().code(), Code::kNotFound);
   // Its build stays for the clusters that run it.
@@ -195,7 +197,7 @@ TEST_F(LocalCatalogTest, ABuildWhoseRecipeChangedSinceIsNotRebuiltFromTheNewOne)
   ASSERT_FALSE(s.isOk());
   EXPECT_EQ(s.code(), Code::kFailedPrecondition);
   EXPECT_THAT(s.message(), HasSubstr("changed since this cluster chose it"));
-  EXPECT_TRUE(runner_.linesOf("unshare").empty());
+  EXPECT_TRUE(runner_.linesOf("setpriv").empty());
 }
 
 TEST(DpkgStatusTest, FindsTheInstalledVersionOnly) {

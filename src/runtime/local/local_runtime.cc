@@ -408,8 +408,9 @@ Status LocalRuntime::ensurePodNetwork(const PodSpec& spec, const std::string& id
                "/" + std::to_string(spec.prefixLength) + " dev eth0\nlink set eth0 up\n";
     // Only the login pod has a way out, and only when the operator gave one.
     if (spec.role == "login" && !options_.loginEgressInterface.empty()) {
-      ASSIGN_OR_RETURN(Cidr cidr, parseCidr(spec.address + "/" + std::to_string(spec.prefixLength)));
-      pi.input += "route add default via " + hostAddress(cidr, 1) + "\n";
+      ASSIGN_OR_RETURN(uint32_t ip, parseIpv4(spec.address));
+      uint32_t mask = spec.prefixLength == 0 ? 0 : ~uint32_t{0} << (32 - spec.prefixLength);
+      pi.input += "route add default via " + hostAddress(Cidr{ip & mask, spec.prefixLength}, 1) + "\n";
     }
     auto r2 = runChecked(runner_, {"ip", "-n", ns, "-batch", "-"}, pi);
     if (!r2.isOk()) return r2.status().withContext("configuring pod " + spec.name + " network");
