@@ -15,6 +15,9 @@ shift || true
 ./scripts/build.sh
 
 export PATH="$root/build:$PATH"
+# The default cluster image (Debian 13, Slurm 24.11), built from Debian's
+# archive once per host with its progress shown; a no-op afterwards.
+corrald image build debian13-slurm24.11
 data_dir=${CORRAL_DATA_DIR:-/var/lib/corral}
 log_dir=/var/log/corral
 mkdir -p "$log_dir" "$data_dir"

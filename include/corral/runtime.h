@@ -121,9 +121,22 @@ class Runtime {
  public:
   virtual ~Runtime() = default;
 
+  // The cluster's network: a subnet for its pods, from the runtime's own
+  // pool, reserved for the cluster until `destroyCluster` (the same answer
+  // every time it is asked). Addresses inside it follow the renderer's
+  // offsets (src/slurm/renderer.h).
+  virtual StatusOr<std::string> allocateNetwork(const std::string& cluster) = 0;
+
   // Creates, if absent, everything the cluster's pods share: its network, its
   // directory and its secrets (munge key, SSH host keys). Idempotent.
   virtual Status prepareCluster(const ClusterNetwork& net) = 0;
+
+  // Storage for a managed volume, which outlives every cluster: created
+  // empty and writable by everyone (mode 1777, like /tmp). Returns where it
+  // is, as a `Mount.source` names it. Conflict if it exists already.
+  virtual StatusOr<std::string> createVolume(const std::string& name) = 0;
+  // Removes a managed volume's storage and everything in it. OK if absent.
+  virtual Status deleteVolume(const std::string& name) = 0;
 
   // Writes rendered files (relative path -> content) into the cluster's
   // directory; each file is replaced atomically. Files not named are kept.

@@ -14,6 +14,7 @@
 #include "common/spec_json.h"
 #include "common/validation.h"
 #include "slurm/hostlist.h"
+#include "cluster/pods.h"
 #include "slurm/renderer.h"
 #include "slurm/settings.h"
 #include "slurm/slurm_params.h"

@@ -11,6 +11,7 @@
 
 #include "api/http_util.h"
 #include "api/server.h"
+#include "common/log.h"
 #include "common/spec_json.h"
 #include "common/text.h"
 #include "common/validation.h"
@@ -159,10 +160,12 @@ void ApiServer::nodeRoutes() {
                                 ? conflict("a volume named \"" + v.name + "\" already exists")
                                 : conflict("the volume name \"" + v.name +
                                            "\" is not available; choose another"));
+    v.createdAt = clock_.unixMillis() / 1000;
     if (source.empty()) {
-      if (options_.dataDir.empty())
-        return sendError(res, failedPrecondition("this corrald keeps no volumes of its own; give --source"));
-      v.hostPath = options_.dataDir + "/volumes/" + v.name;
+      // Storage of the runtime's (a directory here, a PVC on Kubernetes).
+      auto where = reconciler_.runtime().createVolume(v.name);
+      if (!where.isOk()) return sendError(res, where.status());
+      v.hostPath = *where;
       v.managed = true;
     } else {
       if (Status s = checkSourceAllowed(caller(), source, options_.volumeSourceRoots); !s.isOk())
@@ -171,25 +174,11 @@ void ApiServer::nodeRoutes() {
       v.hostPath = fs::canonical(source).string();
       v.managed = false;
     }
-    v.createdAt = clock_.unixMillis() / 1000;
-    if (v.managed) {
-      std::error_code ec;
-      if (fs::exists(v.hostPath))
-        return sendError(res, conflict("a directory for volume \"" + v.name + "\" already exists at " +
-                                       v.hostPath + "; remove it or choose another name"));
-      fs::create_directories(v.hostPath, ec);
-      // Like /tmp: every login user may write, nobody may remove others' files.
-      if (ec || chmod(v.hostPath.c_str(), 01777) != 0)
-        return sendError(res, internalError("cannot create " + v.hostPath));
-    }
     auto created = store_.createVolume(v);
     if (!created.isOk() && created.status().code() == Code::kConflict)
       created = conflict("the volume name \"" + v.name + "\" is not available; choose another");
     if (!created.isOk()) {
-      if (v.managed) {
-        std::error_code ec;
-        fs::remove(v.hostPath, ec);
-      }
+      if (v.managed) (void)reconciler_.runtime().deleteVolume(v.name);
       return sendError(res, created.status());
     }
     sendJson(res, 201, volumeToJson(*created));
@@ -219,8 +208,8 @@ void ApiServer::nodeRoutes() {
     }
     if (Status s = store_.deleteVolume(v->name); !s.isOk()) return sendError(res, s);
     if (v->managed) {
-      std::error_code ec;
-      fs::remove_all(v->hostPath, ec);
+      if (Status s = reconciler_.runtime().deleteVolume(v->name); !s.isOk())
+        LOG_WARN("volume " << v->name << ": " << s.message());
     }
     sendJson(res, 200, volumeToJson(*v));
   });

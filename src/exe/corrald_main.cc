@@ -355,6 +355,7 @@ int main(int argc, char** argv) {
   LocalRuntimeOptions runtimeOptions;
   runtimeOptions.dataDir = dataDir;
   runtimeOptions.podBinary = podBinary;
+  runtimeOptions.subnetPool = pool;
   runtimeOptions.imageRootfs = [&catalog](const ImageRef& ref) { return catalog.rootfsOf(ref.id); };
   runtimeOptions.loginEgressInterface = egress;
   if (!egress.empty() && !std::filesystem::exists("/sys/class/net/" + egress)) {
@@ -371,7 +372,6 @@ int main(int argc, char** argv) {
     return 1;
   }
   ReconcilerOptions ro;
-  ro.subnetPool = pool;
   ro.images = &catalog;
   Reconciler reconciler(**store, runtime, realClock(), ro);
   if (Status s = reconciler.collectOrphans(); !s.isOk()) LOG_WARN("orphan cleanup: " << s.message());

@@ -214,18 +214,9 @@ Status Reconciler::reconcile(const std::string& name) {
 
 Status Reconciler::allocateSubnet(ClusterRecord& record) {
   if (!record.subnet.empty()) return Status::ok();
-  std::lock_guard<std::mutex> l(subnetMu_);
-  ASSIGN_OR_RETURN(Cidr pool, parseCidr(options_.subnetPool));
-  ASSIGN_OR_RETURN(std::vector<ClusterRecord> all, store_.listClusters());
-  std::set<std::string> used;
-  for (const auto& c : all) used.insert(c.subnet);
-  for (uint64_t i = 0;; ++i) {
-    ASSIGN_OR_RETURN(Cidr candidate, subnetAt(pool, kClusterPrefix, i));
-    if (used.count(candidate.toString())) continue;
-    std::string subnet = candidate.toString();
-    ASSIGN_OR_RETURN(record, mutate(record.spec.name, [&](ClusterRecord& c) { c.subnet = subnet; }));
-    return Status::ok();
-  }
+  ASSIGN_OR_RETURN(std::string subnet, runtime_.allocateNetwork(record.spec.name));
+  ASSIGN_OR_RETURN(record, mutate(record.spec.name, [&](ClusterRecord& c) { c.subnet = subnet; }));
+  return Status::ok();
 }
 
 Status Reconciler::waitPodsReady(const std::string& cluster, const std::vector<std::string>& pods,

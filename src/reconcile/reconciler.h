@@ -22,12 +22,12 @@
 #include "corral/runtime.h"
 #include "corral/spec.h"
 #include "corral/store.h"
+#include "cluster/pods.h"
 #include "slurm/renderer.h"
 
 namespace corral {
 
 struct ReconcilerOptions {
-  std::string subnetPool = "172.29.0.0/16";
   std::string physicalIdPrefix = "corral";
   int workers = 4;
   std::chrono::milliseconds resyncPeriod{5000};
@@ -93,6 +93,10 @@ class Reconciler {
   StatusOr<std::string> slurmCommand(const std::string& cluster,
                                      const std::vector<std::string>& argv,
                                      std::chrono::seconds timeout = std::chrono::seconds(15));
+
+  // The runtime clusters run on (not owned), for what the API asks of it
+  // directly: a managed volume's storage.
+  Runtime& runtime() { return runtime_; }
 
   // The latest Slurm view of a cluster's nodes, by node name.
   std::map<std::string, NodeObservation> observedNodes(const std::string& cluster);
@@ -177,7 +181,6 @@ class Reconciler {
   bool stopping_ = false;
   std::vector<std::thread> threads_;
 
-  std::mutex subnetMu_;
   std::mutex observedMu_;
   std::map<std::string, std::map<std::string, NodeObservation>> observed_;
   std::set<std::string> seenXids_;

@@ -13,9 +13,6 @@
 namespace corral {
 namespace {
 
-constexpr int kSlurmctldPort = 6817;
-constexpr int kSlurmdPort = 6818;
-constexpr int kSlurmdbdPort = 6819;
 
 std::vector<std::string> namesOf(const std::vector<NodeRecord>& nodes, const std::string& group) {
   std::vector<std::string> out;
@@ -161,16 +158,6 @@ std::string renderAuthorizedKeys(const ClusterRecord& r) {
   return out;
 }
 
-DaemonSpec munged() {
-  return {"munged",
-          {"munged", "--foreground", "--key-file=/etc/munge/munge.key",
-           "--seed-file=/run/munge/munged.seed", "--log-file=/var/log/munge/munged.log",
-           "--pid-file=/run/munge/munged.pid"},
-          {},
-          {0, "/run/munge/munge.socket.2", std::chrono::seconds(10)},
-          {}};
-}
-
 std::string renderNsswitch(const ClusterRecord& r) {
   return header(r) +
          "# Login users (corral user add) come from /var/lib/extrausers, the same on\n"
@@ -206,40 +193,6 @@ void renderExtraUsers(const ClusterRecord& r, RenderedFiles& files) {
     for (const auto& k : u.sshKeys) keys += k + "\n";
     files["etc/ssh/authorized_keys/" + u.name] = {keys, 0644};
   }
-}
-
-PodSpec basePod(const ClusterRecord& r, const std::string& name, const std::string& role,
-                const std::string& address) {
-  PodSpec p;
-  p.cluster = r.spec.name;
-  p.name = name;
-  p.role = role;
-  p.address = address;
-  p.prefixLength = kClusterPrefix;
-  p.image = r.spec.image;
-  p.scratchDirs = {"/tmp", "/var/tmp"};
-  p.mounts = {{"etc/slurm", "/etc/slurm", true},
-              {"etc/hosts", "/etc/hosts", true},
-              {"secrets/munge", "/etc/munge", true},
-              {"etc/nsswitch.conf", "/etc/nsswitch.conf", true},
-              {"etc/extrausers", "/var/lib/extrausers", true}};
-  p.setupDirs = {"/run/munge", "/var/log/munge", "/var/log/slurm"};
-  p.daemons.push_back(munged());
-  return p;
-}
-
-// Every cluster has a shared filesystem of its own at /shared on the login
-// node and every worker (the seed's SFS), so job scripts, sbatch output and
-// environments are visible everywhere from the first minute. It lives as long
-// as the cluster.
-Mount sharedMount() { return {"shared", kSharedPath, false}; }
-
-// The cluster's storage on a login or worker pod: /shared and every attached
-// volume, at the same paths everywhere.
-void addStorage(const ClusterRecord& r, PodSpec& p) {
-  p.mounts.push_back(sharedMount());
-  p.mounts.push_back({"etc/enroot", "/etc/enroot", true});
-  for (const auto& v : r.spec.volumes) p.mounts.push_back({v.hostPath, v.path, v.readOnly});
 }
 
 }  // namespace
@@ -444,107 +397,32 @@ std::string renderHosts(const ClusterRecord& r) {
   return o.str();
 }
 
-StatusOr<RenderedCluster> renderCluster(const ClusterRecord& r) {
-  ASSIGN_OR_RETURN(Cidr net, parseCidr(r.subnet));
-  RenderedCluster out;
-  out.files["etc/slurm/slurm.conf"] = {renderSlurmConf(r), 0644};
-  out.files["etc/slurm/gres.conf"] = {renderGresConf(r), 0644};
-  out.files["etc/slurm/job_container.conf"] = {renderJobContainerConf(r), 0644};
-  out.files["etc/slurm/cgroup.conf"] = {renderCgroupConf(r), 0644};
-  out.files["etc/slurm/slurmdbd.conf"] = {renderSlurmdbdConf(r), 0600};
-  out.files["etc/hosts"] = {renderHosts(r), 0644};
-  out.files["etc/mysql/my.cnf"] = {renderMyCnf(r), 0644};
-  out.files["etc/ssh/sshd_config"] = {renderSshdConfig(r), 0644};
-  out.files["etc/ssh/authorized_keys/root"] = {renderAuthorizedKeys(r), 0644};
-  out.files["etc/nsswitch.conf"] = {renderNsswitch(r), 0644};
-  out.files["etc/slurm/plugstack.conf"] = {renderPlugstackConf(r), 0644};
-  out.files["etc/enroot/enroot.conf"] = {renderEnrootConf(r), 0644};
-  renderExtraUsers(r, out.files);
-  out.files[std::string(kCandidateDir) + "/README"] = {
+StatusOr<RenderedFiles> renderFiles(const ClusterRecord& r) {
+  // Every file below needs a valid subnet.
+  RETURN_IF_ERROR(parseCidr(r.subnet).status());
+  RenderedFiles files;
+  files["etc/slurm/slurm.conf"] = {renderSlurmConf(r), 0644};
+  files["etc/slurm/gres.conf"] = {renderGresConf(r), 0644};
+  files["etc/slurm/job_container.conf"] = {renderJobContainerConf(r), 0644};
+  files["etc/slurm/cgroup.conf"] = {renderCgroupConf(r), 0644};
+  files["etc/slurm/slurmdbd.conf"] = {renderSlurmdbdConf(r), 0600};
+  files["etc/hosts"] = {renderHosts(r), 0644};
+  files["etc/mysql/my.cnf"] = {renderMyCnf(r), 0644};
+  files["etc/ssh/sshd_config"] = {renderSshdConfig(r), 0644};
+  files["etc/ssh/authorized_keys/root"] = {renderAuthorizedKeys(r), 0644};
+  files["etc/nsswitch.conf"] = {renderNsswitch(r), 0644};
+  files["etc/slurm/plugstack.conf"] = {renderPlugstackConf(r), 0644};
+  files["etc/enroot/enroot.conf"] = {renderEnrootConf(r), 0644};
+  renderExtraUsers(r, files);
+  files[std::string(kCandidateDir) + "/README"] = {
       "Candidate Slurm configuration of a change, tried by a throwaway slurmctld\n"
       "before it reaches the live controller. Written by corral.\n",
       0644};
-
-  PodSpec controller = basePod(r, "controller", "controller", hostAddress(net, kControllerOffset));
-  controller.generation = r.spec.controllerGeneration;
-  controller.mounts.push_back({"state/slurmctld", "/var/spool/slurmctld", false});
-  controller.mounts.push_back({"db", "/var/lib/mysql", false});
-  controller.mounts.push_back({"etc/mysql", "/etc/mysql", true});
-  // Where a change's slurm.conf is tried by a throwaway slurmctld before it
-  // reaches the live one (see src/slurm/config_check.h).
-  controller.mounts.push_back({kCandidateDir, kCandidateMountPoint, true});
-  controller.setupDirs.insert(controller.setupDirs.end(), {"/run/mysqld", "/var/log/mysql"});
-  // The accounting database starts from the image's template the first
-  // time (a copy, not mariadb-install-db: 0.1 s instead of 3 s), inside the
-  // pod, as its root, so its files are the pod's.
-  controller.daemons.push_back({"mariadb",
-                                {"/bin/sh", "-c",
-                                 "[ -e /var/lib/mysql/.complete ] || { rm -rf /var/lib/mysql/* && "
-                                 "cp -a --sparse=always /usr/share/corral/mysql-template/. /var/lib/mysql/; } && "
-                                 "exec mariadbd --defaults-file=/etc/mysql/my.cnf"},
-                                {},
-                                {0, "/run/mysqld/mysqld.sock", std::chrono::seconds(60)},
-                                {}});
-  controller.daemons.push_back(
-      {"slurmdbd", {"slurmdbd", "-D"}, {}, {kSlurmdbdPort, "", std::chrono::seconds(60)}, {}});
-  controller.daemons.push_back(
-      {"slurmctld", {"slurmctld", "-D"}, {}, {kSlurmctldPort, "", std::chrono::seconds(60)}, {}});
-  out.pods.push_back(std::move(controller));
-
-  PodSpec login = basePod(r, "login", "login", hostAddress(net, kLoginOffset));
-  login.generation = r.spec.loginGeneration;
-  addStorage(r, login);
-  login.mounts.push_back({"etc/ssh", "/etc/ssh", true});
-  login.setupDirs.push_back("/run/sshd");
-  login.daemons.push_back(
-      {"sshd", {"/usr/sbin/sshd", "-D", "-e"}, {}, {22, "", std::chrono::seconds(10)}, {}});
-  out.pods.push_back(std::move(login));
-
   if (r.spec.containers.registry) {
-    // Debian's docker-registry, for images built on the platform's side
-    // (`corral-imagectl push`) and pulled by the nodes as registry:5000/….
-    PodSpec reg = basePod(r, "registry", "registry", hostAddress(net, kRegistryOffset));
-    // No Slurm here: no munge, no Slurm or login configuration.
-    reg.daemons.clear();
-    reg.mounts = {{"etc/hosts", "/etc/hosts", true}};
-    reg.setupDirs.clear();
-    out.files["etc/docker-registry/config.yml"] = {renderRegistryConfig(r), 0644};
-    out.files["registry/README"] = {"The cluster registry's storage. Written by corral.\n", 0644};
-    reg.mounts.push_back({"etc/docker-registry", "/etc/docker/registry", true});
-    reg.mounts.push_back({"registry", "/var/lib/docker-registry", false});
-    // Debian's docker-registry (a static binary), among corral's own: the
-    // cluster image need not carry it.
-    reg.daemons.push_back({"registry",
-                           {std::string(kPodBinDir) + "/docker-registry", "serve", "/etc/docker/registry/config.yml"},
-                           {},
-                           {kRegistryPort, "", std::chrono::seconds(30)},
-                           {}});
-    out.pods.push_back(std::move(reg));
+    files["etc/docker-registry/config.yml"] = {renderRegistryConfig(r), 0644};
+    files["registry/README"] = {"The cluster registry's storage. Written by corral.\n", 0644};
   }
-
-  for (const auto& n : r.nodes) {
-    PodSpec w = basePod(r, n.name, "worker", n.address);
-    w.gpus = n.group == kGpuGroup ? r.spec.gpusPerNode : 0;
-    auto gen = r.spec.nodeGenerations.find(n.name);
-    w.generation = gen == r.spec.nodeGenerations.end() ? 0 : gen->second;
-    w.rollGeneration = r.spec.workerGeneration;
-    // Jobs' private /tmp and namespaces (job_container/tmpfs) on the node's
-    // disk, emptied when the node is recreated.
-    w.scratchDirs.push_back("/var/spool/slurmd");
-    addStorage(r, w);
-    // The node's health agent: GPU XIDs from the kernel log, slurmd's
-    // liveness; drains the node on a hardware XID (src/health).
-    w.daemons.push_back({"health", {"corral-health", "--node", n.name}, {}, {}, {}});
-    // slurmd starts once slurmctld listens, so its first registration
-    // succeeds and worker pods can be created while the controller starts.
-    w.daemons.push_back({"slurmd",
-                         {"slurmd", "-D"},
-                         {},
-                         {kSlurmdPort, "", std::chrono::seconds(30)},
-                         {hostAddress(net, kControllerOffset), kSlurmctldPort}});
-    out.pods.push_back(std::move(w));
-  }
-  return out;
+  return files;
 }
 
 }  // namespace corral

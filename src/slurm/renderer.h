@@ -1,8 +1,9 @@
 #pragma once
 
-// The renderer: pure functions from a cluster's record to the files and pods
-// that realise it. Deterministic, so re-rendering the same revision is
-// byte-identical and a diff of two renders is exactly what a change does.
+// The renderer: pure functions from a cluster's record to the files that
+// configure its Slurm, sshd, MariaDB and container runtime. Deterministic,
+// so re-rendering the same revision is byte-identical and a diff of two
+// renders is exactly what a change does.
 
 #include <string>
 #include <vector>
@@ -12,6 +13,11 @@
 #include "corral/status.h"
 
 namespace corral {
+
+// Slurm's ports.
+inline constexpr int kSlurmctldPort = 6817;
+inline constexpr int kSlurmdPort = 6818;
+inline constexpr int kSlurmdbdPort = 6819;
 
 // Fixed addresses inside a cluster's subnet.
 inline constexpr uint32_t kGatewayOffset = 1;     // The host's side of the bridge.
@@ -42,13 +48,10 @@ inline constexpr int kCpuNodeMemoryMb = 128000;
 StatusOr<std::vector<NodeRecord>> planNodes(const ClusterSpec& spec, const std::string& subnet,
                                             const std::vector<NodeRecord>& existing);
 
-struct RenderedCluster {
-  RenderedFiles files;         // Relative to the cluster's directory.
-  std::vector<PodSpec> pods;   // controller, login, then workers in order.
-};
-
-// Renders everything. `record.nodes` must come from `planNodes`.
-StatusOr<RenderedCluster> renderCluster(const ClusterRecord& record);
+// Every file of the cluster (relative to its directory), for its image's
+// Slurm release. `record.nodes` must come from `planNodes`. The pods that
+// use them are src/cluster/pods.h's.
+StatusOr<RenderedFiles> renderFiles(const ClusterRecord& record);
 
 // What decides whether a change must restart slurmctld (Slurm 22.05 learns
 // new or removed nodes and some parameters only at a restart; everything

@@ -12,7 +12,8 @@ const std::set<std::string>& methodNames() {
       "prepareCluster", "writeFiles", "readFile", "startPod",       "podStatus",
       "listPods",       "stopPod",    "exec",     "destroyCluster", "listClusters",
       "restartDaemon",  "stopCluster", "updateMounts", "appendKernelLog", "healthReport",
-      "podLogTail",     "prepareSharedDirectory", "loginHostKey"};
+      "podLogTail",     "prepareSharedDirectory", "loginHostKey", "allocateNetwork",
+      "createVolume",   "deleteVolume"};
   return names;
 }
 
@@ -38,6 +39,40 @@ std::optional<Status> FakeRuntime::takeFault(const std::string& method) {
 
 bool FakeRuntime::readyLocked(const std::string& cluster, const std::string& pod) const {
   return !notReady_.count({cluster, pod});
+}
+
+StatusOr<std::string> FakeRuntime::allocateNetwork(const std::string& cluster) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto fault = takeFault("allocateNetwork")) return *fault;
+  if (auto it = subnets_.find(cluster); it != subnets_.end()) return it->second;
+  std::set<std::string> used;
+  for (const auto& [_, s] : subnets_) used.insert(s);
+  for (int i = 0; i < 256; ++i) {
+    std::string s = "172.29." + std::to_string(i) + ".0/24";
+    if (used.count(s)) continue;
+    subnets_[cluster] = s;
+    return s;
+  }
+  return unavailable("the fake's subnet pool is exhausted");
+}
+
+StatusOr<std::string> FakeRuntime::createVolume(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto fault = takeFault("createVolume")) return *fault;
+  if (!volumes_.insert(name).second) return conflict("volume storage " + quote(name) + " exists");
+  return "/var/lib/corral-fake/volumes/" + name;
+}
+
+bool FakeRuntime::volumeExists(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return volumes_.count(name) > 0;
+}
+
+Status FakeRuntime::deleteVolume(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto fault = takeFault("deleteVolume")) return *fault;
+  volumes_.erase(name);
+  return Status::ok();
 }
 
 Status FakeRuntime::prepareCluster(const ClusterNetwork& net) {
@@ -281,6 +316,7 @@ Status FakeRuntime::destroyCluster(const ClusterNetwork& net) {
   if (auto fault = takeFault("destroyCluster")) return *fault;
   destroyed_.push_back(net.cluster);
   clusters_.erase(net.cluster);
+  subnets_.erase(net.cluster);
   return Status::ok();
 }
 

@@ -50,7 +50,12 @@ class FakeRuntime : public Runtime {
 
   FakeRuntime();
 
+  // Subnets 172.29.0.0/24, 172.29.1.0/24, … in the order clusters ask.
+  StatusOr<std::string> allocateNetwork(const std::string& cluster) override;
   Status prepareCluster(const ClusterNetwork& net) override;
+  // Volumes live at /var/lib/corral-fake/volumes/<name>, in memory.
+  StatusOr<std::string> createVolume(const std::string& name) override;
+  Status deleteVolume(const std::string& name) override;
   Status writeFiles(const std::string& cluster, const RenderedFiles& files) override;
   StatusOr<std::string> readFile(const std::string& cluster, const std::string& path) override;
   Status startPod(const PodSpec& spec) override;
@@ -132,6 +137,10 @@ class FakeRuntime : public Runtime {
   // {uid, gid, mode}.
   std::map<std::string, std::array<int, 3>> directories(const std::string& cluster) const;
 
+  // Whether `createVolume` made storage for `name` that `deleteVolume` has
+  // not removed.
+  bool volumeExists(const std::string& name) const;
+
   // Every successful `restartDaemon`, as "cluster/pod/daemon", in call order.
   std::vector<std::string> restarts() const;
 
@@ -166,6 +175,8 @@ class FakeRuntime : public Runtime {
   std::vector<std::string> destroyed_;
   std::vector<std::string> restarts_;
   std::map<std::string, std::map<std::string, std::array<int, 3>>> directories_;
+  std::map<std::string, std::string> subnets_;  // cluster -> subnet
+  std::set<std::string> volumes_;
   ExecHandler execHandler_;
 };
 

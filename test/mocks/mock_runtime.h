@@ -16,7 +16,10 @@ namespace corral {
 
 class MockRuntime : public Runtime {
  public:
+  MOCK_METHOD(StatusOr<std::string>, allocateNetwork, (const std::string& cluster), (override));
   MOCK_METHOD(Status, prepareCluster, (const ClusterNetwork& net), (override));
+  MOCK_METHOD(StatusOr<std::string>, createVolume, (const std::string& name), (override));
+  MOCK_METHOD(Status, deleteVolume, (const std::string& name), (override));
   MOCK_METHOD(Status, writeFiles, (const std::string& cluster, const RenderedFiles& files),
               (override));
   MOCK_METHOD(StatusOr<std::string>, readFile,

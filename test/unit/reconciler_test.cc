@@ -402,6 +402,7 @@ TEST(ReconcilerMockTest, FailedWorkerStartDestroysTheClusterExactlyOnce) {
   FakeClock clock;
   FakeRuntime fake;
   NiceMock<MockRuntime> mock;
+  ON_CALL(mock, allocateNetwork).WillByDefault([&](const std::string& c) { return fake.allocateNetwork(c); });
   ON_CALL(mock, prepareCluster).WillByDefault([&](const ClusterNetwork& n) {
     return fake.prepareCluster(n);
   });

@@ -1,3 +1,4 @@
+#include "cluster/pods.h"
 #include "slurm/renderer.h"
 
 #include <gmock/gmock.h>

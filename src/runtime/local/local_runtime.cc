@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <random>
+#include <set>
 #include <thread>
 
 #include "common/beneath.h"
@@ -308,6 +309,55 @@ Status LocalRuntime::ensureFirewall(const std::string& key, const std::string& s
       if (!ok) return internalError("cannot enable forwarding on " + dev + ": " + std::strerror(errno));
     }
   }
+  return Status::ok();
+}
+
+// A cluster's subnet is recorded by its network key (the subnet's base in
+// hex, which also names its bridge and namespaces) in its directory.
+StatusOr<std::string> LocalRuntime::allocateNetwork(const std::string& cluster) {
+  std::lock_guard<std::mutex> l(netMu_);
+  auto subnetOfKey = [](const std::string& key) -> std::string {
+    if (key.size() != 8) return "";
+    uint32_t base = static_cast<uint32_t>(std::stoul(key, nullptr, 16));
+    return Cidr{base, kClusterPrefix}.toString();
+  };
+  if (auto known = networkKey(cluster); known.isOk()) return subnetOfKey(*known);
+  std::set<std::string> used;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(options_.dataDir + "/clusters", ec))
+    if (auto k = readWhole((e.path() / "netkey").string()); k.isOk()) used.insert(subnetOfKey(*k));
+  ASSIGN_OR_RETURN(Cidr pool, parseCidr(options_.subnetPool));
+  for (uint64_t i = 0; i < pool.size() / 256; ++i) {
+    ASSIGN_OR_RETURN(Cidr candidate, subnetAt(pool, kClusterPrefix, i));
+    if (used.count(candidate.toString())) continue;
+    RETURN_IF_ERROR(writeAtomic(clusterDir(cluster) + "/netkey", hex8(candidate.base), 0644));
+    return candidate.toString();
+  }
+  return unavailable("every /24 of the subnet pool " + options_.subnetPool +
+                     " is in use; delete a cluster or give corrald a larger --subnet-pool");
+}
+
+StatusOr<std::string> LocalRuntime::createVolume(const std::string& name) {
+  if (!safeRelative(name) || name.find('/') != std::string::npos) return invalidArgument("bad volume name " + name);
+  std::string dir = options_.dataDir + "/volumes/" + name;
+  std::error_code ec;
+  fs::create_directories(options_.dataDir + "/volumes", ec);
+  if (mkdir(dir.c_str(), 01777) != 0) {
+    if (errno == EEXIST)
+      return conflict("a directory for volume \"" + name + "\" already exists at " + dir +
+                      "; remove it or choose another name");
+    return internalError("cannot create " + dir + ": " + std::strerror(errno));
+  }
+  // Like /tmp: every login user may write, nobody may remove others' files.
+  if (chmod(dir.c_str(), 01777) != 0) return internalError("cannot set the mode of " + dir);
+  return dir;
+}
+
+Status LocalRuntime::deleteVolume(const std::string& name) {
+  if (!safeRelative(name) || name.find('/') != std::string::npos) return invalidArgument("bad volume name " + name);
+  std::error_code ec;
+  fs::remove_all(options_.dataDir + "/volumes/" + name, ec);
+  if (ec) return internalError("cannot remove volume " + name + ": " + ec.message());
   return Status::ok();
 }
 

@@ -39,6 +39,9 @@ inline constexpr uint32_t kIdRanges = 4095;
 
 struct LocalRuntimeOptions {
   std::string dataDir = "/var/lib/corral";
+  // The IPv4 block cluster subnets (one /24 each) come from; corrald checks
+  // that it overlaps no route of the host's.
+  std::string subnetPool = "172.29.0.0/16";
   std::string podBinary;  // Path of `corral-pod`; corral's pod binaries are beside it.
   ProcessRunner* runner = nullptr;  // Not owned; realProcessRunner() if null.
   // The root filesystem of a built image (LocalImageCatalog::rootfsOf).
@@ -58,7 +61,10 @@ class LocalRuntime : public Runtime {
   // pods were sandboxed, so that they come back sandboxed.
   Status initialize();
 
+  StatusOr<std::string> allocateNetwork(const std::string& cluster) override;
   Status prepareCluster(const ClusterNetwork& net) override;
+  StatusOr<std::string> createVolume(const std::string& name) override;
+  Status deleteVolume(const std::string& name) override;
   Status writeFiles(const std::string& cluster, const RenderedFiles& files) override;
   StatusOr<std::string> readFile(const std::string& cluster, const std::string& path) override;
   Status appendKernelLog(const std::string& cluster, const std::string& pod,
@@ -118,6 +124,7 @@ class LocalRuntime : public Runtime {
   ProcessRunner& runner_;
   std::string binDir_;  // Staged by `initialize`.
   std::mutex idMu_;
+  std::mutex netMu_;
 };
 
 }  // namespace corral
