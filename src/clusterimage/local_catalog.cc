@@ -53,15 +53,6 @@ int64_t diskUsage(const std::string& dir) {
   return total;
 }
 
-std::string lastLines(const std::string& text, size_t n) {
-  size_t pos = text.size();
-  while (pos > 0 && n > 0) {
-    pos = text.rfind('\n', pos - 1);
-    if (pos == std::string::npos) return text;
-    --n;
-  }
-  return text.substr(pos + 1);
-}
 
 // Removes a build's directory, after detaching anything still mounted in
 // it (a build killed before mmdebstrap ran in a namespace of its own), and

@@ -43,4 +43,14 @@ std::string percentEncode(std::string_view s) {
   return out;
 }
 
+std::string lastLines(const std::string& text, size_t lines) {
+  size_t pos = text.size();
+  while (pos > 0 && lines > 0) {
+    pos = text.rfind('\n', pos - 1);
+    if (pos == std::string::npos) return text;
+    --lines;
+  }
+  return text.substr(pos + 1);
+}
+
 }  // namespace corral

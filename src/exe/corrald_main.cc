@@ -178,98 +178,100 @@ int runImage(CLI::App& image, corral::LocalImageCatalog& catalog, const std::str
   return 2;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  using namespace corral;
-  CLI::App app{"corrald: the corral control plane (REST API, store, reconciler)"};
+// What `corrald` (serving) is told on its command line.
+struct ServerArgs {
   std::string dataDir = "/var/lib/corral";
   std::string listen = "127.0.0.1:8470";
   std::string pool = "172.29.0.0/16";
   std::string podBinary;
   std::vector<std::string> platformPartitions;
   bool verbose = false;
-  app.add_option("--data-dir", dataDir, "where corral keeps its database and clusters")
+  std::string defaultImage = corral::kDefaultClusterImage;
+  std::string egress;
+  std::vector<std::string> volumeRoots;
+  std::string consoleDir;
+  corral::LocalImageCatalogOptions images;
+  // From listen, once checked.
+  std::string host;
+  int port = 0;
+};
+
+void addServerOptions(CLI::App& app, ServerArgs& a) {
+  app.add_option("--data-dir", a.dataDir, "where corral keeps its database and clusters")
       ->capture_default_str();
-  app.add_option("--listen", listen, "HOST:PORT of the REST API")->capture_default_str();
-  app.add_option("--subnet-pool", pool, "IPv4 block that cluster subnets (/24 each) come from")
+  app.add_option("--listen", a.listen, "HOST:PORT of the REST API")->capture_default_str();
+  app.add_option("--subnet-pool", a.pool, "IPv4 block that cluster subnets (/24 each) come from")
       ->capture_default_str();
-  app.add_option("--pod-binary", podBinary, "path of corral-pod (default: beside corrald)");
-  app.add_option("--platform-partition", platformPartitions,
+  app.add_option("--pod-binary", a.podBinary, "path of corral-pod (default: beside corrald)");
+  app.add_option("--platform-partition", a.platformPartitions,
                  "an extra platform partition every new cluster gets, over all nodes (e.g. llm); "
                  "repeatable");
-  app.add_flag("-v,--verbose", verbose, "log debug messages");
-  LocalImageCatalogOptions imageOptions;
-  imageOptions.builtInRecipes = builtInRecipes();
-  std::string defaultImage = kDefaultClusterImage;
-  app.add_option("--image-cache", imageOptions.cacheDir,
+  app.add_flag("-v,--verbose", a.verbose, "log debug messages");
+  app.add_option("--image-cache", a.images.cacheDir,
                  "where cluster images are built and kept (shared by every corrald on the host)")
       ->capture_default_str();
-  app.add_option("--debian-mirror", imageOptions.mirror, "the Debian archive images are built from")
+  app.add_option("--debian-mirror", a.images.mirror, "the Debian archive images are built from")
       ->capture_default_str();
-  app.add_option("--default-image", defaultImage, "the image of a cluster created without --image")
+  app.add_option("--default-image", a.defaultImage, "the image of a cluster created without --image")
       ->capture_default_str();
-  std::string egress;
-  app.add_option("--login-egress", egress,
+  app.add_option("--login-egress", a.egress,
                  "a host interface through which login nodes (only) reach the outside, "
                  "masqueraded; default: no pod reaches anything beyond its cluster");
-  std::vector<std::string> volumeRoots;
-  app.add_option("--volume-source-root", volumeRoots,
+  app.add_option("--volume-source-root", a.volumeRoots,
                  "a host directory under which admins may back volumes with existing data "
                  "(volume create --source); repeatable; default: none");
-  std::string consoleDir;
-  app.add_option("--console-dir", consoleDir,
+  app.add_option("--console-dir", a.consoleDir,
                  "serve the web console from this directory instead of the built-in copy");
+}
 
-  AdminArgs adminArgs;
+CLI::App* addAdminCommands(CLI::App& app, AdminArgs& a) {
   auto* admin = app.add_subcommand("admin", "manage API users and tokens (in --data-dir's database)");
   admin->require_subcommand(1);
   // `corrald admin --data-dir D …` as well as `corrald --data-dir D admin …`.
   admin->fallthrough();
   auto* user = admin->add_subcommand("user", "API users")->require_subcommand(1)->fallthrough();
   auto* userAdd = user->add_subcommand("add", "add a user");
-  userAdd->add_option("name", adminArgs.user, "user name")->required();
-  userAdd->add_flag("--admin", adminArgs.admin, "sees and changes every project");
-  userAdd->add_option("--project", adminArgs.projects, "a project the user belongs to; repeatable");
+  userAdd->add_option("name", a.user, "user name")->required();
+  userAdd->add_flag("--admin", a.admin, "sees and changes every project");
+  userAdd->add_option("--project", a.projects, "a project the user belongs to; repeatable");
   user->add_subcommand("list", "list users");
   user->add_subcommand("remove", "remove a user and its tokens")
-      ->add_option("name", adminArgs.user, "user name")
+      ->add_option("name", a.user, "user name")
       ->required();
   auto* token = admin->add_subcommand("token", "API tokens")->require_subcommand(1)->fallthrough();
   auto* tokenCreate = token->add_subcommand("create", "make a token and print it (shown only once)");
-  tokenCreate->add_option("user", adminArgs.user, "whose token")->required();
-  tokenCreate->add_option("--description", adminArgs.description, "what the token is for");
+  tokenCreate->add_option("user", a.user, "whose token")->required();
+  tokenCreate->add_option("--description", a.description, "what the token is for");
   token->add_subcommand("list", "list tokens (never their values)");
   token->add_subcommand("revoke", "revoke a token")
-      ->add_option("id", adminArgs.tokenId, "the token's id (see `token list`)")
+      ->add_option("id", a.tokenId, "the token's id (see `token list`)")
       ->required();
   for (auto* group : {user, token})
     for (auto* leaf : group->get_subcommands({})) leaf->fallthrough();
-  ImageArgs imageArgs;
+  return admin;
+}
+
+CLI::App* addImageCommands(CLI::App& app, ImageArgs& a) {
   auto* image = app.add_subcommand("image", "cluster images: list, build, remove")->require_subcommand(1);
   image->fallthrough();
   image->add_subcommand("list", "the images there are, built or not")->fallthrough();
-  auto* imageBuild = image->add_subcommand("build", "build an image (from a recipe of yours with -f)");
-  imageBuild->fallthrough();
-  imageBuild->add_option("name", imageArgs.name, "an image's name (corral's own, or one added before)");
-  imageBuild->add_option("-f,--file", imageArgs.file, "a recipe (YAML, see docs/images.md) to add and build");
-  auto* imageRemove = image->add_subcommand("remove", "forget an image you added (its build stays)");
-  imageRemove->fallthrough();
-  imageRemove->add_option("name", imageArgs.name, "the image")->required();
-  imageRemove->add_flag("--build", imageArgs.withBuild,
-                        "remove its build from the cache too (refused while a cluster of this "
-                        "corrald runs it)");
-  CLI11_PARSE(app, argc, argv);
-  if (admin->parsed()) return runAdmin(*admin, dataDir, adminArgs);
-  LocalImageCatalog catalog(imageOptions);
-  if (image->parsed()) return runImage(*image, catalog, dataDir, imageArgs);
-  if (verbose) setLogLevel(LogLevel::kDebug);
+  auto* build = image->add_subcommand("build", "build an image (from a recipe of yours with -f)");
+  build->fallthrough();
+  build->add_option("name", a.name, "an image's name (corral's own, or one added before)");
+  build->add_option("-f,--file", a.file, "a recipe (YAML, see docs/images.md) to add and build");
+  auto* remove = image->add_subcommand("remove", "forget an image you added (its build stays)");
+  remove->fallthrough();
+  remove->add_option("name", a.name, "the image")->required();
+  remove->add_flag("--build", a.withBuild,
+                   "remove its build from the cache too (refused while a cluster of this "
+                   "corrald runs it)");
+  return image;
+}
 
-  if (geteuid() != 0) {
-    LOG_ERROR("corrald must run as root: it creates namespaces, bridges and mounts");
-    return 1;
-  }
-  for (const auto& p : platformPartitions) {
+// Checks what needs no state; 0, or the exit status (2: bad usage).
+int checkServerArgs(ServerArgs& a) {
+  using namespace corral;
+  for (const auto& p : a.platformPartitions) {
     ClusterSpec probe;
     probe.gpuNodes = 1;
     probe.partitions = {{p, "slinky-0", {}}};
@@ -282,22 +284,22 @@ int main(int argc, char** argv) {
   // could not be mounted into its pods.
   for (const char* dir : {"/tmp", "/var/tmp"}) {
     std::error_code ec;
-    auto abs = std::filesystem::weakly_canonical(std::filesystem::absolute(dataDir), ec).string();
+    auto abs = std::filesystem::weakly_canonical(std::filesystem::absolute(a.dataDir), ec).string();
     if (abs == dir || abs.rfind(std::string(dir) + "/", 0) == 0) {
-      LOG_ERROR("--data-dir " << dataDir << " is under " << dir
+      LOG_ERROR("--data-dir " << a.dataDir << " is under " << dir
                               << ", which every pod has a private copy of; use another (e.g. "
                                  "/var/lib/corral)");
       return 2;
     }
   }
-  auto colon = listen.rfind(':');
+  auto colon = a.listen.rfind(':');
   if (colon == std::string::npos) {
-    LOG_ERROR("--listen must be HOST:PORT, not \"" << listen << "\"");
+    LOG_ERROR("--listen must be HOST:PORT, not \"" << a.listen << "\"");
     return 2;
   }
-  std::string host = listen.substr(0, colon);
-  int port = std::atoi(listen.c_str() + colon + 1);
-  auto cidr = parseCidr(pool);
+  a.host = a.listen.substr(0, colon);
+  a.port = std::atoi(a.listen.c_str() + colon + 1);
+  auto cidr = parseCidr(a.pool);
   if (!cidr.isOk() || cidr->prefix > 24) {
     LOG_ERROR("--subnet-pool: " << (cidr.isOk() ? "must be /24 or larger" : cidr.status().message()));
     return 2;
@@ -306,10 +308,19 @@ int main(int argc, char** argv) {
     LOG_ERROR(s.message());
     return 2;
   }
-  if (podBinary.empty()) {
-    std::error_code ec;
-    podBinary = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "corral-pod";
+  if (!a.egress.empty() && !std::filesystem::exists("/sys/class/net/" + a.egress)) {
+    LOG_ERROR("--login-egress " << a.egress << ": no such network interface");
+    return 2;
   }
+  if (a.podBinary.empty()) {
+    std::error_code ec;
+    a.podBinary = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "corral-pod";
+  }
+  return 0;
+}
+
+// Makes the data directory, private to root. 0 or the exit status.
+int prepareDataDir(const std::string& dataDir) {
   std::error_code ec;
   std::filesystem::create_directories(dataDir, ec);
   if (ec) {
@@ -323,49 +334,86 @@ int main(int argc, char** argv) {
     LOG_ERROR("cannot make --data-dir " << dataDir << " private: " << std::strerror(errno));
     return 1;
   }
+  return 0;
+}
+
+// Clusters made before cluster images existed ran the host's Slurm 22.05:
+// they continue on the image that holds it, recorded as a revision of its
+// own (applied: it is what runs), so that a later rollback restores it.
+void recordLegacyImages(corral::Store& store, corral::ImageCatalog& catalog) {
+  using namespace corral;
+  auto all = store.listClusters();
+  if (!all.isOk()) return;
+  for (auto r : *all) {
+    if (!r.spec.image.name.empty()) continue;
+    auto legacy = catalog.find("debian12-slurm22.05");
+    if (!legacy.isOk()) return;
+    bool wasCurrent = r.appliedRevision == r.revision;
+    r.spec.image = legacy->ref;
+    r.revision += 1;
+    if (wasCurrent) r.appliedRevision = r.revision;
+    r.changeAuthor = "corral";
+    r.changeMessage = "record image " + legacy->ref.name + " (what the cluster ran before images)";
+    if (!store.updateCluster(r).isOk()) continue;
+    if (wasCurrent) (void)store.setRevisionState(r.spec.name, r.revision, RevisionState::kApplied, "");
+    LOG_INFO("cluster " << r.spec.name << " runs on image " << legacy->ref.name << " from now on");
+  }
+}
+
+// The API's options; the volume source roots are checked here. 0 or the
+// exit status.
+int apiOptionsFor(const ServerArgs& a, corral::Store& store, corral::ImageCatalog& catalog,
+                  corral::ApiOptions* out) {
+  using namespace corral;
+  ApiOptions& o = *out;
+  o.platformPartitions = a.platformPartitions;
+  o.dataDir = std::filesystem::canonical(a.dataDir).string();
+  o.consoleDir = a.consoleDir;
+  o.images = &catalog;
+  o.defaultImage = a.defaultImage;
+  for (const auto& root : a.volumeRoots) {
+    if (Status s = checkVolumeSourceRoot(root, o.dataDir); !s.isOk()) {
+      LOG_ERROR("--volume-source-root " << root << ": " << s.message());
+      return 2;
+    }
+    o.volumeSourceRoots.push_back(std::filesystem::canonical(root).string());
+  }
+  // Volumes an admin made from host directories that are no longer allowed:
+  // said now, refused at their next attach.
+  if (auto vols = store.listVolumes(); vols.isOk())
+    for (const auto& v : *vols)
+      if (!v.managed && !underVolumeSourceRoot(v.hostPath, o.volumeSourceRoots))
+        LOG_WARN("volume " << v.name << " is backed by " << v.hostPath
+                           << ", which is not under any --volume-source-root; it will not be "
+                              "attached again until an administrator allows it");
+  return 0;
+}
+
+// Serves until SIGTERM or SIGINT; clusters keep running after.
+int serve(ServerArgs& a, corral::LocalImageCatalog& catalog) {
+  using namespace corral;
+  if (int rc = checkServerArgs(a); rc != 0) return rc;
+  if (auto def = catalog.find(a.defaultImage); !def.isOk()) {
+    LOG_ERROR("--default-image: " << def.status().message());
+    return 2;
+  }
+  if (int rc = prepareDataDir(a.dataDir); rc != 0) return rc;
   // Pod launchers detach from corrald; as a subreaper corrald inherits them
   // when they exit, and reaps them so that no zombie is left behind.
   prctl(PR_SET_CHILD_SUBREAPER, 1);
 
-  auto store = openSqliteStore(dataDir + "/corral.db");
+  auto store = openSqliteStore(a.dataDir + "/corral.db");
   if (!store.isOk()) {
     LOG_ERROR(store.status().message());
     return 1;
   }
-  // Clusters made before cluster images existed ran the host's Slurm 22.05:
-  // they continue on the image that holds it, recorded as a revision of its
-  // own (applied: it is what runs), so that a later rollback restores it.
-  if (auto all = (*store)->listClusters(); all.isOk()) {
-    for (auto r : *all) {
-      if (!r.spec.image.name.empty()) continue;
-      auto legacy = catalog.find("debian12-slurm22.05");
-      if (!legacy.isOk()) break;
-      bool wasCurrent = r.appliedRevision == r.revision;
-      r.spec.image = legacy->ref;
-      r.revision += 1;
-      if (wasCurrent) r.appliedRevision = r.revision;
-      r.changeAuthor = "corral";
-      r.changeMessage = "record image " + legacy->ref.name + " (what the cluster ran before images)";
-      auto u = (*store)->updateCluster(r);
-      if (!u.isOk()) continue;
-      if (wasCurrent) (void)(*store)->setRevisionState(r.spec.name, r.revision, RevisionState::kApplied, "");
-      LOG_INFO("cluster " << r.spec.name << " runs on image " << legacy->ref.name << " from now on");
-    }
-  }
+  recordLegacyImages(**store, catalog);
   LocalRuntimeOptions runtimeOptions;
-  runtimeOptions.dataDir = dataDir;
-  runtimeOptions.podBinary = podBinary;
-  runtimeOptions.subnetPool = pool;
+  runtimeOptions.dataDir = a.dataDir;
+  runtimeOptions.podBinary = a.podBinary;
+  runtimeOptions.subnetPool = a.pool;
   runtimeOptions.imageRootfs = [&catalog](const ImageRef& ref) { return catalog.rootfsOf(ref.id); };
-  runtimeOptions.loginEgressInterface = egress;
-  if (!egress.empty() && !std::filesystem::exists("/sys/class/net/" + egress)) {
-    LOG_ERROR("--login-egress " << egress << ": no such network interface");
-    return 2;
-  }
-  if (auto def = catalog.find(defaultImage); !def.isOk()) {
-    LOG_ERROR("--default-image: " << def.status().message());
-    return 2;
-  }
+  runtimeOptions.loginEgressInterface = a.egress;
   LocalRuntime runtime(runtimeOptions);
   if (Status s = runtime.initialize(); !s.isOk()) {
     LOG_ERROR(s.message());
@@ -377,28 +425,9 @@ int main(int argc, char** argv) {
   if (Status s = reconciler.collectOrphans(); !s.isOk()) LOG_WARN("orphan cleanup: " << s.message());
 
   ApiOptions apiOptions;
-  apiOptions.platformPartitions = platformPartitions;
-  apiOptions.dataDir = std::filesystem::canonical(dataDir).string();
-  apiOptions.consoleDir = consoleDir;
-  apiOptions.images = &catalog;
-  for (const auto& root : volumeRoots) {
-    if (Status s = checkVolumeSourceRoot(root, apiOptions.dataDir); !s.isOk()) {
-      LOG_ERROR("--volume-source-root " << root << ": " << s.message());
-      return 2;
-    }
-    apiOptions.volumeSourceRoots.push_back(std::filesystem::canonical(root).string());
-  }
-  // Volumes an admin made from host directories that are no longer allowed:
-  // said now, refused at their next attach.
-  if (auto vols = (*store)->listVolumes(); vols.isOk())
-    for (const auto& v : *vols)
-      if (!v.managed && !underVolumeSourceRoot(v.hostPath, apiOptions.volumeSourceRoots))
-        LOG_WARN("volume " << v.name << " is backed by " << v.hostPath
-                           << ", which is not under any --volume-source-root; it will not be "
-                              "attached again until an administrator allows it");
-  apiOptions.defaultImage = defaultImage;
+  if (int rc = apiOptionsFor(a, **store, catalog, &apiOptions); rc != 0) return rc;
   ApiServer api(**store, reconciler, realClock(), apiOptions);
-  if (Status s = api.bind(host, port); !s.isOk()) {
+  if (Status s = api.bind(a.host, a.port); !s.isOk()) {
     LOG_ERROR(s.message());
     return 1;
   }
@@ -421,8 +450,8 @@ int main(int argc, char** argv) {
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
     }
   });
-  LOG_INFO("corrald listening on http://" << host << ":" << api.port() << " (data in " << dataDir
-                                          << ")");
+  LOG_INFO("corrald listening on http://" << a.host << ":" << api.port() << " (data in "
+                                          << a.dataDir << ")");
   int sig = 0;
   sigwait(&set, &sig);
   LOG_INFO("stopping on signal " << sig << "; clusters keep running");
@@ -432,4 +461,28 @@ int main(int argc, char** argv) {
   reconciler.stop();
   reaper.join();
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace corral;
+  CLI::App app{"corrald: the corral control plane (REST API, store, reconciler)"};
+  ServerArgs serverArgs;
+  serverArgs.images.builtInRecipes = builtInRecipes();
+  addServerOptions(app, serverArgs);
+  AdminArgs adminArgs;
+  auto* admin = addAdminCommands(app, adminArgs);
+  ImageArgs imageArgs;
+  auto* image = addImageCommands(app, imageArgs);
+  CLI11_PARSE(app, argc, argv);
+  if (admin->parsed()) return runAdmin(*admin, serverArgs.dataDir, adminArgs);
+  LocalImageCatalog catalog(serverArgs.images);
+  if (image->parsed()) return runImage(*image, catalog, serverArgs.dataDir, imageArgs);
+  if (serverArgs.verbose) setLogLevel(LogLevel::kDebug);
+  if (geteuid() != 0) {
+    LOG_ERROR("corrald must run as root: it creates namespaces, bridges and mounts");
+    return 1;
+  }
+  return serve(serverArgs, catalog);
 }

@@ -15,6 +15,7 @@
 #include "common/ipv4.h"
 #include "health/xid.h"
 #include "common/log.h"
+#include "common/text.h"
 #include "slurm/parsers.h"
 #include "slurm/renderer.h"
 
@@ -52,17 +53,6 @@ std::string clockTime(int64_t unixMillis) {
   std::snprintf(buf, sizeof buf, "%02d:%02d:%02d.%03d", tm.tm_hour, tm.tm_min, tm.tm_sec,
                 static_cast<int>(unixMillis % 1000));
   return buf;
-}
-
-// The last lines of a pod's daemon logs, for a Failed cluster's reason.
-std::string tail(const std::string& text, size_t lines) {
-  size_t pos = text.size();
-  while (pos > 0 && lines > 0) {
-    pos = text.rfind('\n', pos - 1);
-    if (pos == std::string::npos) return text;
-    --lines;
-  }
-  return text.substr(pos + 1);
 }
 
 }  // namespace
@@ -319,7 +309,7 @@ Status Reconciler::runCreate(ClusterRecord record) {
       auto text = runtime_.podLogTail(name, pod, log, 8192);
       if (text.isOk() && !text->empty())
         event(name, "Warning", "Diagnostics",
-              pod + (log.empty() ? " (its supervisor)" : ":" + log) + ":\n" + tail(*text, 15));
+              pod + (log.empty() ? " (its supervisor)" : ":" + log) + ":\n" + lastLines(*text, 15));
     }
     event(name, "Warning", "CreateFailed", reason);
     ClusterNetwork net{name, record.id, record.subnet};

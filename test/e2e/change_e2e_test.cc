@@ -28,11 +28,6 @@ json getJson(Harness& h, const std::vector<std::string>& args) {
 
 json cluster(Harness& h, const std::string& name) { return getJson(h, {"cluster", "get", name}); }
 
-std::string trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
-}
-
 // Waits until `job` has left the queue and returns its sacct state.
 std::string waitForJob(Harness& h, const std::string& c, const std::string& job, int seconds) {
   for (int i = 0; i < seconds * 2; ++i) {

@@ -23,11 +23,6 @@ constexpr const char* kCluster = "delta";
 constexpr const char* kBusybox = "registry:5000/test/busybox:1";
 constexpr const char* kOther = "registry:5000/test/other:2";
 
-std::string trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
-}
-
 int countOf(const std::string& text, const std::string& needle) {
   int n = 0;
   for (size_t p = text.find(needle); p != std::string::npos; p = text.find(needle, p + 1)) ++n;

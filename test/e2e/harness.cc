@@ -49,6 +49,11 @@ std::string readAll(const std::string& path) {
 
 std::string binary(const std::string& name) { return std::string(CORRAL_BUILD_DIR) + "/" + name; }
 
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
 std::string Leftovers::describe() const {
   std::string out;
   for (const auto& i : items) out += "  " + i + "\n";

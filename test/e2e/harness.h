@@ -73,4 +73,7 @@ class Harness {
 // The binaries under test, from the build tree.
 std::string binary(const std::string& name);
 
+// `s` without trailing newlines and spaces: a command's one-line answer.
+std::string trim(std::string s);
+
 }  // namespace corral::e2e

@@ -17,11 +17,6 @@ namespace {
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-std::string trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
-}
-
 json getJson(Harness& h, const std::vector<std::string>& args) {
   std::vector<std::string> a = args;
   a.insert(a.end(), {"-o", "json"});

@@ -34,11 +34,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
-}
-
 // A TCP listener on the host's 0.0.0.0, accepting (and closing) connections
 // until destroyed: a stand-in for any service the host offers.
 class HostListener {

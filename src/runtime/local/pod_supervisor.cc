@@ -20,7 +20,6 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <nlohmann/json.hpp>
 
@@ -377,24 +376,102 @@ void pinToCpuWithLowestNamespaceId() {
 
 }  // namespace
 
+namespace {
+
+// Reports a failure of the pod's start to `corral-pod start`'s caller
+// through `reportFd`, and ends this process.
+[[noreturn]] void failStart(int reportFd, const std::string& why) {
+  writeAll(reportFd, "corral-pod: " + why + "\n");
+  _exit(1);
+}
+
+void check(int reportFd, const Status& s) {
+  if (!s.isOk()) failStart(reportFd, s.message());
+}
+
+// PID 1 of the pod, as the pod's root: the rest of the sandbox, then the
+// daemons. Never returns.
+[[noreturn]] void runPid1(LaunchSpec spec, int reportFd, int stateFd) {
+  prctl(PR_SET_NAME, "corral-pod");
+  if (sethostname(spec.pod.name.c_str(), spec.pod.name.size()) != 0)
+    failStart(reportFd, errnoText("sethostname"));
+  check(reportFd, enterRoot(spec));
+  writeAll(reportFd, "ok\n");
+  close(reportFd);
+  log("pod " + spec.pod.cluster + "/" + spec.pod.name + " started");
+  Supervisor sup(std::move(spec), stateFd);
+  _exit(sup.run());
+}
+
+// The launcher (host root): builds the sandbox (pod_root.h), forks PID 1,
+// records its PID and waits on it. Never returns.
+[[noreturn]] void runLauncher(LaunchSpec spec, int reportFd) {
+  std::string stateDir = spec.podDir + "/" + kPodStateDir;
+  if (mkdir(stateDir.c_str(), 0700) != 0 && errno != EEXIST) failStart(reportFd, errnoText("mkdir " + stateDir));
+  if (chown(stateDir.c_str(), spec.ids.base, spec.ids.base) != 0)
+    failStart(reportFd, errnoText("chown " + stateDir));
+  int stateFd = open(stateDir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (stateFd < 0) failStart(reportFd, errnoText("open " + stateDir));
+  int nsfd = open(spec.netnsPath.c_str(), O_RDONLY | O_CLOEXEC);
+  if (nsfd < 0) failStart(reportFd, errnoText("open " + spec.netnsPath));
+  if (setns(nsfd, CLONE_NEWNET) != 0) failStart(reportFd, errnoText("setns " + spec.netnsPath));
+  close(nsfd);
+  check(reportFd, configureNetworkNamespace());
+  if (unshare(CLONE_NEWNS) != 0) failStart(reportFd, errnoText("unshare"));
+  if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+    failStart(reportFd, errnoText("making the mounts private"));
+  auto userns = createUserNamespace(spec.ids);
+  check(reportFd, userns.status());
+  check(reportFd, stageRoot(spec, userns->get()));
+  cpu_set_t allowedCpus;
+  sched_getaffinity(0, sizeof allowedCpus, &allowedCpus);
+  pinToCpuWithLowestNamespaceId();
+  check(reportFd, becomePodRoot(userns->get()));
+  sched_setaffinity(0, sizeof allowedCpus, &allowedCpus);
+  userns->reset();
+  sigset_t all;
+  sigfillset(&all);
+  sigprocmask(SIG_BLOCK, &all, nullptr);
+  pid_t c = fork();
+  if (c < 0) failStart(reportFd, errnoText("fork"));
+  if (c == 0) runPid1(std::move(spec), reportFd, stateFd);
+  // PID 1's command line names this pod's spec file, which is how
+  // `LocalRuntime` tells this pod from an unrelated process that reused the
+  // PID.
+  writeFileAt(stateFd, kPodPidFile, std::to_string(c) + "\n");
+  close(reportFd);
+  prctl(PR_SET_NAME, "corral-pod-wait");
+  int st = 0;
+  while (waitpid(c, &st, 0) < 0 && errno == EINTR) {
+  }
+  _exit(0);
+}
+
+// What the pod's start reported ("ok", or why not), once every process
+// that could report has closed the pipe.
+std::string readReport(int fd) {
+  std::string msg;
+  char buf[512];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+    if (n > 0) msg.append(buf, static_cast<size_t>(n));
+  close(fd);
+  return msg;
+}
+
+}  // namespace
+
 int podStartCommand(const std::string& specPath) {
-  std::ifstream in(specPath);
-  if (!in) {
+  auto text = readFile(specPath);
+  if (!text.isOk()) {
     log("cannot read " + specPath);
     return 1;
   }
-  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-  if (j.is_discarded()) {
-    log("malformed " + specPath);
-    return 1;
-  }
-  auto parsed = launchSpecFromJson(j);
+  auto parsed = launchSpecFromJson(nlohmann::json::parse(*text, nullptr, false));
   if (!parsed.isOk()) {
     log(parsed.status().message());
     return 1;
   }
-  LaunchSpec spec = std::move(parsed).value();
-
   int report[2];
   if (pipe2(report, O_CLOEXEC) != 0) {
     log(errnoText("pipe"));
@@ -407,89 +484,26 @@ int podStartCommand(const std::string& specPath) {
   }
   if (a > 0) {
     close(report[1]);
-    std::string msg;
-    char buf[512];
-    ssize_t n;
-    while ((n = read(report[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
-      if (n > 0) msg.append(buf, static_cast<size_t>(n));
-    close(report[0]);
+    std::string msg = readReport(report[0]);
     int st = 0;
     waitpid(a, &st, 0);
     if (msg.rfind("ok", 0) == 0) return 0;
     writeAll(2, msg.empty() ? "corral-pod: the pod did not start\n" : msg);
     return 1;
   }
-
-  // First child: detach from the caller (new session, stdio to the pod log).
+  // First child: detach from the caller (new session, stdio to the pod
+  // log), and leave the launcher to init.
   close(report[0]);
   setsid();
-  std::string logPath = spec.podDir + "/" + kPodLogFile;
+  std::string logPath = parsed->podDir + "/" + kPodLogFile;
   int lfd = open(logPath.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   int nul = open("/dev/null", O_RDONLY);
   dup2(nul, 0);
   if (lfd >= 0) dup2(lfd, 1), dup2(lfd, 2);
-  auto fail = [&](const std::string& why) {
-    writeAll(report[1], "corral-pod: " + why + "\n");
-    _exit(1);
-  };
-  auto check = [&](const Status& s) {
-    if (!s.isOk()) fail(s.message());
-  };
   pid_t b = fork();
-  if (b < 0) fail(errnoText("fork"));
+  if (b < 0) failStart(report[1], errnoText("fork"));
   if (b > 0) _exit(0);
-
-  // Second child: the launcher, which builds the sandbox and then waits on
-  // the pod's PID 1 (see pod_root.h for the steps).
-  std::string stateDir = spec.podDir + "/" + kPodStateDir;
-  if (mkdir(stateDir.c_str(), 0700) != 0 && errno != EEXIST) fail(errnoText("mkdir " + stateDir));
-  if (chown(stateDir.c_str(), spec.ids.base, spec.ids.base) != 0) fail(errnoText("chown " + stateDir));
-  int stateFd = open(stateDir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (stateFd < 0) fail(errnoText("open " + stateDir));
-  int nsfd = open(spec.netnsPath.c_str(), O_RDONLY | O_CLOEXEC);
-  if (nsfd < 0) fail(errnoText("open " + spec.netnsPath));
-  if (setns(nsfd, CLONE_NEWNET) != 0) fail(errnoText("setns " + spec.netnsPath));
-  close(nsfd);
-  check(configureNetworkNamespace());
-  if (unshare(CLONE_NEWNS) != 0) fail(errnoText("unshare"));
-  if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
-    fail(errnoText("making the mounts private"));
-  auto userns = createUserNamespace(spec.ids);
-  check(userns.status());
-  check(stageRoot(spec, userns->get()));
-  cpu_set_t allowedCpus;
-  sched_getaffinity(0, sizeof allowedCpus, &allowedCpus);
-  pinToCpuWithLowestNamespaceId();
-  check(becomePodRoot(userns->get()));
-  sched_setaffinity(0, sizeof allowedCpus, &allowedCpus);
-  userns->reset();
-  sigset_t all;
-  sigfillset(&all);
-  sigprocmask(SIG_BLOCK, &all, nullptr);
-  pid_t c = fork();
-  if (c < 0) fail(errnoText("fork"));
-  if (c > 0) {
-    // PID 1's command line names this pod's spec file, which is how
-    // `LocalRuntime` tells this pod from an unrelated process that reused
-    // the PID.
-    writeFileAt(stateFd, kPodPidFile, std::to_string(c) + "\n");
-    close(report[1]);
-    prctl(PR_SET_NAME, "corral-pod-wait");
-    int st = 0;
-    while (waitpid(c, &st, 0) < 0 && errno == EINTR) {
-    }
-    _exit(0);
-  }
-
-  // PID 1 of the pod, as the pod's root.
-  prctl(PR_SET_NAME, "corral-pod");
-  if (sethostname(spec.pod.name.c_str(), spec.pod.name.size()) != 0) fail(errnoText("sethostname"));
-  check(enterRoot(spec));
-  writeAll(report[1], "ok\n");
-  close(report[1]);
-  log("pod " + spec.pod.cluster + "/" + spec.pod.name + " started");
-  Supervisor sup(std::move(spec), stateFd);
-  _exit(sup.run());
+  runLauncher(std::move(parsed).value(), report[1]);
 }
 
 int podMountCommand(const std::string& specPath, const std::string& action,
