@@ -157,7 +157,9 @@ Status Reconciler::runApply(ClusterRecord record) {
     deadline = clock_.now() + options_.applyTimeout;
   }
   if (s.isOk()) {
+    // Every pod this change (re)started must serve, the rolled workers too.
     std::set<std::string> mustServe(startedPods.begin(), startedPods.end());
+    mustServe.insert(recreated.begin(), recreated.end());
     s = waitNodesServing(desired, *rendered, deadline, stillWanted, recreated, mustServe);
   }
   if (!s.isOk()) {
@@ -378,7 +380,8 @@ Status Reconciler::waitNodesServing(const ClusterRecord& desired, const Rendered
         // corral drained for a fault once a reboot recreated them. Drains
         // corral did not set are left alone.
         bool ours = o.reason.rfind(kCorralReasonPrefix, 0) == 0;
-        bool serve = o.reason.rfind(kRemovalReason, 0) == 0 || (ours && recreated.count(node));
+        bool serve = o.reason.rfind(kRemovalReason, 0) == 0 || o.reason.rfind(kRollReason, 0) == 0 ||
+                     (ours && recreated.count(node));
         if (serve && o.state.find("drain") != std::string::npos) toResume.push_back(node);
       }
       // Every target node must be known to Slurm; those this change

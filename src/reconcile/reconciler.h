@@ -27,6 +27,11 @@
 
 namespace corral {
 
+// The drain reason of a worker being rolled (src/reconcile/roll.cc): once
+// the roll is over, a node drained with it returns to service whichever
+// pass recreated it (a corrald may have died in between).
+inline constexpr const char* kRollReason = "corral: rolling to a new image or restarting workers";
+
 struct ReconcilerOptions {
   std::string physicalIdPrefix = "corral";
   int workers = 4;

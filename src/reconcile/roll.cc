@@ -16,8 +16,6 @@
 namespace corral {
 namespace {
 
-constexpr const char* kRollReason = "corral: rolling to a new image or restarting workers";
-
 bool drained(const NodeObservation& o) { return o.state.find("drain") != std::string::npos; }
 
 }  // namespace
@@ -73,7 +71,7 @@ Status Reconciler::rollWorkers(const ClusterRecord& desired, const RenderedClust
       if (spec == nullptr) return internalError("no pod " + *it + " in the render");
       event(name, "Normal", "WorkerRolled",
             "recreating " + *it + " on " + target + " (" + spec->image.id.substr(0, 12) +
-                ", roll generation " + std::to_string(spec->rollGeneration) + "); no job ran on it");
+                ", roll generation " + std::to_string(spec->rollGeneration) + "); no job runs on it");
       RETURN_IF_ERROR(runtime_.stopPod(name, *it));
       RETURN_IF_ERROR(runtime_.startPod(*spec).withContext("recreating " + *it));
       RETURN_IF_ERROR(waitPodsReady(name, {*it}, "starting " + *it,
