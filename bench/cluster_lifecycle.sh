@@ -40,8 +40,8 @@ for n in "${sizes[@]}"; do
     t1=$(now)
     if [[ $r == 1 ]]; then
       corral events "b$n" -o json > "$data.events-$n.json" || true
-      w=$(cat "$data/clusters/b$n/pods/slinky-0/pid")
-      c=$(cat "$data/clusters/b$n/pods/controller/pid")
+      w=$(cat "$data/clusters/b$n/pods/slinky-0/supervisor/pid")
+      c=$(cat "$data/clusters/b$n/pods/controller/supervisor/pid")
       mem_worker=$(pod_rss_kb "$w")
       mem_ctl=$(pod_rss_kb "$c")
     fi

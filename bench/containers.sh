@@ -30,7 +30,7 @@ subnet=$(corral cluster get bench -o json | jq -r .subnet)
 registry=${subnet%.*}.4:5000
 inpod() {  # Runs a shell line in a pod, as root, like corrald's exec.
   local pod=$1; shift
-  nsenter -t "$(cat "$pods/$pod/pid")" -n -m -u -i -p -r -w -- \
+  nsenter -t "$(cat "$pods/$pod/supervisor/pid")" -U -n -m -u -i -p -C -r -w -- \
     env -i PATH=/.corral-bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root sh -c "$*"
 }
 ms() { echo "($2 - $1) * 1000" | bc -l | xargs printf '%.1f'; }

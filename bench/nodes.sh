@@ -25,7 +25,7 @@ corral cluster create bench --gpu-nodes 3 --wait >/dev/null
 
 pods=$data/clusters/bench/pods
 slurm() {  # Runs a Slurm command in the controller pod, as corrald does.
-  nsenter -t "$(cat "$pods/controller/pid")" -n -m -u -i -p -r -w -- \
+  nsenter -t "$(cat "$pods/controller/supervisor/pid")" -U -n -m -u -i -p -C -r -w -- \
     env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"
 }
 state() { slurm sinfo -h -N -n "$1" -o %T 2>/dev/null | head -1; }
@@ -43,24 +43,24 @@ until_state() {
 
 declare -A times
 for r in $(seq "$rounds"); do
-  old=$(cat "$pods/slinky-1/pid")
+  old=$(cat "$pods/slinky-1/supervisor/pid")
   t0=$(now)
   corral node reboot bench slinky-1 --no-wait >/dev/null
-  until [[ -e $pods/slinky-1/pid && $(cat "$pods/slinky-1/pid" 2>/dev/null) != "$old" ]]; do sleep 0.01; done
+  until [[ -e $pods/slinky-1/supervisor/pid && $(cat "$pods/slinky-1/supervisor/pid" 2>/dev/null) != "$old" ]]; do sleep 0.01; done
   times[reboot]+="$(until_state "$t0" slinky-1 idle) "
 
   t0=$(now)
-  kill -KILL "$(cat "$pods/slinky-2/pid")"
+  kill -KILL "$(cat "$pods/slinky-2/supervisor/pid")"
   times[down]+="$(until_state "$t0" slinky-2 'down*') "
   times[back]+="$(until_state "$t0" slinky-2 idle) "
 
   t0=$(now)
   corral node inject-xid bench slinky-0 79 >/dev/null
   times[xid]+="$(until_state "$t0" slinky-0 'drain*') "
-  old=$(cat "$pods/slinky-0/pid")
+  old=$(cat "$pods/slinky-0/supervisor/pid")
   t0=$(now)
   corral node reboot bench slinky-0 --no-wait >/dev/null
-  until [[ -e $pods/slinky-0/pid && $(cat "$pods/slinky-0/pid" 2>/dev/null) != "$old" ]]; do sleep 0.01; done
+  until [[ -e $pods/slinky-0/supervisor/pid && $(cat "$pods/slinky-0/supervisor/pid" 2>/dev/null) != "$old" ]]; do sleep 0.01; done
   times[xidreboot]+="$(until_state "$t0" slinky-0 idle) "
   sleep 1
 done

@@ -25,11 +25,11 @@ done
 root=$(pwd)
 new_bin=$root/build
 base_dir=/var/tmp/corral-bench-base-$base
-if [[ ! -x $base_dir/build/corrald ]]; then
+if [[ ! -x $base_dir/build/corrald || ! -e $base_dir/build/spank_pyxis.so ]]; then
   echo "building $base into $base_dir (once)" >&2
   git worktree add --force "$base_dir" "$base" >/dev/null 2>&1 || true
   (cd "$base_dir" && cmake --preset default >/dev/null && cmake --build --preset default -j"$(nproc)" \
-     --target corrald corral corral-pod corral-health enroot corral-imagectl >/dev/null)
+     --target corrald corral corral-pod corral-health enroot corral-imagectl spank_pyxis >/dev/null)
 fi
 base_bin=$base_dir/build
 
@@ -40,7 +40,7 @@ start() {  # NAME BIN PORT POOL [ARGS...]
   local name=$1 bin=$2 port=$3 pool=$4
   shift 4
   local d=/var/lib/corral-bench-sandbox-$name-$$
-  mkdir -p "$d"
+  mkdir -p "$d" "$d-home"
   "$bin/corrald" --data-dir "$d" admin user add bench --admin >/dev/null
   tok[$name]=$("$bin/corrald" --data-dir "$d" admin token create bench)
   "$bin/corrald" --data-dir "$d" --listen "127.0.0.1:$port" --subnet-pool "$pool" "$@" > "$d.log" 2>&1 &
@@ -77,17 +77,22 @@ start new22 "$new_bin" $((18700 + $$ % 100)) 172.27.32.0/20 --default-image debi
 pod_pid() {  # DATA CLUSTER POD: PID 1 of a pod, wherever this build keeps it.
   cat "$1/clusters/$2/pods/$3/supervisor/pid" 2>/dev/null || cat "$1/clusters/$2/pods/$3/pid"
 }
-pod_rss_kb() {  # Sum of RSS of every process in one pod's PID namespace.
-  local ns total=0
+# Memory of every process in one pod's PID namespace, in KiB: RSS counts the
+# libraries each process maps in full; PSS shares them out among everything
+# that maps them (pods of one image share their pages), which is what a pod
+# costs the host.
+pod_mem_kb() {  # PID1 rss|pss
+  local ns total=0 field
+  [[ $2 == pss ]] && field='^Pss:' || field='^Rss:'
   ns=$(readlink "/proc/$1/ns/pid_for_children" 2>/dev/null || readlink "/proc/$1/ns/pid")
   for d in /proc/[0-9]*; do
     [[ $(readlink "$d/ns/pid" 2>/dev/null) == "$ns" ]] || continue
-    total=$((total + $(awk '/^VmRSS/ {print $2}' "$d/status" 2>/dev/null || echo 0)))
+    total=$((total + $(awk -v f="$field" '$0 ~ f {print $2}' "$d/smaps_rollup" 2>/dev/null || echo 0)))
   done
   echo "$total"
 }
 
-declare -A sum mem
+declare -A sum mem pss
 echo "| nodes | round | before (host root, 22.05) | sandboxed, debian13-slurm24.11 | sandboxed, debian12-slurm22.05 |"
 echo "|---|---|---|---|---|"
 for n in 4 32; do
@@ -99,7 +104,9 @@ for n in 4 32; do
       t=$(echo "$(now) - $t0" | bc)
       sum[$v-$n]=$(echo "${sum[$v-$n]:-0} + $t" | bc)
       if [[ $r == 1 ]]; then
-        mem[$v-$n]=$(pod_rss_kb "$(pod_pid "${dat[$v]}" "s$n" slinky-0)")
+        w=$(pod_pid "${dat[$v]}" "s$n" slinky-0)
+        mem[$v-$n]=$(pod_mem_kb "$w" rss)
+        pss[$v-$n]=$(pod_mem_kb "$w" pss)
       fi
       cli "$v" cluster delete "s$n" --wait >/dev/null
       row+=$(printf " | %.2f" "$t")
@@ -108,15 +115,17 @@ for n in 4 32; do
   done
 done
 echo
-echo "| nodes | mean before (s) | mean 24.11 (s) | ratio | mean 22.05 (s) | ratio | idle worker pod RSS before / 24.11 / 22.05 (MiB) |"
-echo "|---|---|---|---|---|---|---|"
+echo "| nodes | mean before (s) | mean 24.11 (s) | ratio | mean 22.05 (s) | ratio | idle worker pod RSS before / 24.11 / 22.05 (MiB) | PSS (MiB) |"
+echo "|---|---|---|---|---|---|---|---|"
 for n in 4 32; do
   b=$(echo "${sum[base-$n]} / $rounds" | bc -l)
   a=$(echo "${sum[new24-$n]} / $rounds" | bc -l)
   c=$(echo "${sum[new22-$n]} / $rounds" | bc -l)
-  printf "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f / %.1f / %.1f |\n" "$n" "$b" "$a" "$(echo "$a / $b" | bc -l)" \
-    "$c" "$(echo "$c / $b" | bc -l)" "$(echo "${mem[base-$n]} / 1024" | bc -l)" \
-    "$(echo "${mem[new24-$n]} / 1024" | bc -l)" "$(echo "${mem[new22-$n]} / 1024" | bc -l)"
+  printf "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f / %.1f / %.1f | %.1f / %.1f / %.1f |\n" "$n" "$b" "$a" \
+    "$(echo "$a / $b" | bc -l)" "$c" "$(echo "$c / $b" | bc -l)" "$(echo "${mem[base-$n]} / 1024" | bc -l)" \
+    "$(echo "${mem[new24-$n]} / 1024" | bc -l)" "$(echo "${mem[new22-$n]} / 1024" | bc -l)" \
+    "$(echo "${pss[base-$n]} / 1024" | bc -l)" "$(echo "${pss[new24-$n]} / 1024" | bc -l)" \
+    "$(echo "${pss[new22-$n]} / 1024" | bc -l)"
 done
 
 if ((big)); then
@@ -127,10 +136,11 @@ if ((big)); then
   t=$(echo "$(now) - $t0" | bc)
   free_after=$(awk '/MemAvailable/ {print $2}' /proc/meminfo)
   idle=$(cli new24 ssh s200 -- "sinfo -h -t idle -o %D" | head -1)
-  w=$(pod_rss_kb "$(pod_pid "${dat[new24]}" s200 slinky-100)")
-  printf "200 nodes on debian13-slurm24.11: Running in %.1f s, %s idle, host memory used %.0f MiB (%.1f MiB a node), one idle worker pod %.1f MiB\n" \
+  w=$(pod_pid "${dat[new24]}" s200 slinky-100)
+  printf "200 nodes on debian13-slurm24.11: Running in %.1f s, %s idle, host memory used %.0f MiB (%.1f MiB a node), one idle worker pod %.1f MiB RSS, %.1f MiB PSS\n" \
     "$t" "$idle" "$(echo "($free_before - $free_after) / 1024" | bc -l)" \
-    "$(echo "($free_before - $free_after) / 1024 / 200" | bc -l)" "$(echo "$w / 1024" | bc -l)"
+    "$(echo "($free_before - $free_after) / 1024 / 200" | bc -l)" "$(echo "$(pod_mem_kb "$w" rss) / 1024" | bc -l)" \
+    "$(echo "$(pod_mem_kb "$w" pss) / 1024" | bc -l)"
   cli new24 cluster delete s200 --wait >/dev/null
 fi
 

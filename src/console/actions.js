@@ -199,6 +199,56 @@ export function openScale(cluster, onDone) {
   });
 }
 
+// "debian13-slurm24.11 (Slurm 24.11)", or '-'.
+export function imageText(spec) {
+  const i = spec && spec.image;
+  return i && i.name ? `${i.name} (Slurm ${i.slurmVersion})` : '-';
+}
+
+// An <option> per cluster image, the cluster's own (or the default) selected.
+export async function imageOptions(select, selected) {
+  const data = await get('/api/v1/images');
+  const chosen = selected || data.default;
+  select.replaceChildren(...(data.images || []).map((i) => h('option',
+    {value: i.name, selected: i.name === chosen},
+    `${i.name} (Slurm ${i.slurmVersion}, ${i.os}${i.built ? '' : ', built at first use'})`)));
+  return data;
+}
+
+export function openSetImage(cluster, onDone) {
+  const image = h('select', {testid: 'set-image-name'});
+  const loading = imageOptions(image, cluster.spec.image && cluster.spec.image.name);
+  return openDialog({
+    title: `Change the image of ${cluster.name}`,
+    body: [
+      field('Image', image, 'the Slurm stack every node runs'),
+      h('p', {class: 'muted'}, 'The controller and login node are recreated on it; each worker is ' +
+        'drained and recreated once its jobs end, then back in service. No job is killed, but local ' +
+        'files of every pod (anything outside /shared and volumes) go. A Slurm release the cluster ' +
+        'cannot upgrade to in place is refused, and nothing changes.'),
+    ],
+    confirmLabel: 'Change image',
+    onConfirm: async () => {
+      await loading;
+      await changeAction(cluster.name, 'POST', clusterPath(cluster.name, 'image'), {image: image.value});
+      onDone && onDone();
+    },
+  });
+}
+
+export function confirmRestartWorkers(cluster, onDone) {
+  return openDialog({
+    title: `Restart the workers of ${cluster.name}?`,
+    body: [h('p', {}, 'Every worker is drained and recreated once its jobs have ended, then back in ' +
+      'service: no job is killed. Their local files go; /shared and volumes stay.')],
+    confirmLabel: 'Restart workers',
+    onConfirm: async () => {
+      await changeAction(cluster.name, 'POST', clusterPath(cluster.name, 'workers', 'restart'));
+      onDone && onDone();
+    },
+  });
+}
+
 export function openClone(cluster, navigate) {
   const name = h('input', {type: 'text', required: true, testid: 'clone-name',
     pattern: '[a-z]([a-z0-9-]{0,38}[a-z0-9])?', value: `${cluster.name}-2`.slice(0, 40)});

@@ -3,14 +3,15 @@
 import {get, post} from './api.js';
 import {h, keyedRows, statusBadge, formatAge, errorLine, showError, runAction, field} from './dom.js';
 import {
-  progressLine, sizeText, actionButton, openClone, confirmTerminate, confirmDelete,
+  progressLine, sizeText, actionButton, openClone, confirmTerminate, confirmDelete, imageText,
+  imageOptions,
 } from './actions.js';
 
 export function clusterListView(ctx) {
   const tbody = h('tbody', {testid: 'cluster-rows'});
   const table = h('table', {class: 'table', testid: 'cluster-list'},
     h('thead', {}, h('tr', {},
-      ['Name', 'Project', 'Status', 'Size', 'Login', 'Age', 'Actions'].map((c) => h('th', {}, c)))),
+      ['Name', 'Project', 'Status', 'Image', 'Size', 'Login', 'Age', 'Actions'].map((c) => h('th', {}, c)))),
     tbody);
   const empty = h('p', {class: 'empty', testid: 'cluster-list-empty', hidden: true},
     'No clusters yet. ', h('a', {href: '#/create'}, 'Create one'), '.');
@@ -36,6 +37,7 @@ export function clusterListView(ctx) {
         statusBadge(c.status, 'status'),
         progressLine(c),
         c.reason ? h('div', {class: 'reason-text', testid: 'reason'}, c.reason) : null),
+      h('td', {testid: 'cluster-image'}, imageText(c.spec)),
       h('td', {}, sizeText(c.spec)),
       h('td', {class: 'mono'}, c.login && c.login.address ? c.login.address : '-'),
       h('td', {}, formatAge(c.createdAt)),
@@ -72,6 +74,8 @@ export function createView(ctx) {
     placeholder: 'e.g. train'});
   const project = h('select', {testid: 'create-project'},
     projects.map((p) => h('option', {value: p}, p)));
+  const image = h('select', {testid: 'create-image'});
+  const imagesLoaded = imageOptions(image).catch(() => null);
   const gpuNodes = h('input', {type: 'number', min: 0, max: 200, value: 4, testid: 'create-gpu-nodes'});
   const gpusPerNode = h('input', {type: 'number', min: 1, max: 16, value: 8, testid: 'create-gpus-per-node'});
   const cpuNodes = h('input', {type: 'number', min: 0, max: 8, value: 0, testid: 'create-cpu-nodes'});
@@ -84,6 +88,7 @@ export function createView(ctx) {
   const form = h('form', {class: 'form card', testid: 'create-form', novalidate: true},
     field('Name', name, '1-40 lowercase letters, digits and \'-\', starting with a letter'),
     field('Project', project, projects.length ? null : 'you belong to no project; ask an administrator'),
+    field('Image', image, 'the Slurm stack every node runs; not your jobs\' container images'),
     h('div', {class: 'row'},
       field('GPU nodes', gpuNodes, 'slinky-0 … slinky-(N-1)'),
       field('GPUs per node', gpusPerNode),
@@ -124,6 +129,8 @@ export function createView(ctx) {
         containers: {registry: registry.checked},
       };
       if (project.value) body.project = project.value;
+      await imagesLoaded;
+      if (image.value) body.image = image.value;
       const created = await post('/api/v1/clusters', body);
       ctx.flash(`Cluster ${created.name} is being created; it appears as Running when every node has registered with Slurm.`);
       ctx.navigate('#/clusters');

@@ -7,7 +7,7 @@ import {
 } from './dom.js';
 import {
   actionButton, confirmRestartLogin, confirmReconfigure, openClone, openScale, confirmTerminate,
-  confirmDelete, sizeText,
+  confirmDelete, sizeText, imageText, openSetImage, confirmRestartWorkers,
 } from './actions.js';
 import {chart, NODE_SERIES, QUEUE_SERIES} from './charts.js';
 
@@ -83,6 +83,7 @@ export function overviewTab(ctx) {
       row('Reason', c.reason || '-', 'detail-reason'),
       row('Revision', `${c.revision} (applied: ${c.appliedRevision})`, 'detail-revision'),
       row('Project', c.project || '-'),
+      row('Image', imageText(c.spec), 'detail-image'),
       row('Size', sizeText(c.spec)),
       row('Subnet', c.subnet || '-'),
       row('Platform partitions', (c.platformPartitions || []).join(', ') || '-'),
@@ -98,6 +99,8 @@ export function overviewTab(ctx) {
     setChildren(actionsBody,
       actionButton(c, 'loginRestart', 'Restart Login Service', () => confirmRestartLogin(c, refresh)),
       actionButton(c, 'reconfigure', 'Reconfigure Cluster', () => confirmReconfigure(c, refresh)),
+      actionButton(c, 'setImage', 'Change Image…', () => openSetImage(c, refresh)),
+      actionButton(c, 'restartWorkers', 'Restart Workers', () => confirmRestartWorkers(c, refresh)),
       actionButton(c, 'scale', 'Scale…', () => openScale(c, (answer) => {
         scaleNote.replaceChildren(...scaleSummary(answer));
         refresh();
