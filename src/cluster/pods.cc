@@ -50,11 +50,7 @@ void addStorage(const ClusterRecord& r, PodSpec& p) {
   for (const auto& v : r.spec.volumes) p.mounts.push_back({v.hostPath, v.path, v.readOnly});
 }
 
-}  // namespace
-
-StatusOr<std::vector<PodSpec>> buildPods(const ClusterRecord& r) {
-  ASSIGN_OR_RETURN(Cidr net, parseCidr(r.subnet));
-  std::vector<PodSpec> pods;
+PodSpec controllerPod(const ClusterRecord& r, const Cidr& net) {
   PodSpec controller = basePod(r, "controller", "controller", hostAddress(net, kControllerOffset));
   controller.generation = r.spec.controllerGeneration;
   controller.mounts.push_back({"state/slurmctld", "/var/spool/slurmctld", false});
@@ -79,8 +75,10 @@ StatusOr<std::vector<PodSpec>> buildPods(const ClusterRecord& r) {
       {"slurmdbd", {"slurmdbd", "-D"}, {}, {kSlurmdbdPort, "", std::chrono::seconds(60)}, {}});
   controller.daemons.push_back(
       {"slurmctld", {"slurmctld", "-D"}, {}, {kSlurmctldPort, "", std::chrono::seconds(60)}, {}});
-  pods.push_back(std::move(controller));
+  return controller;
+}
 
+PodSpec loginPod(const ClusterRecord& r, const Cidr& net) {
   PodSpec login = basePod(r, "login", "login", hostAddress(net, kLoginOffset));
   login.generation = r.spec.loginGeneration;
   addStorage(r, login);
@@ -88,50 +86,61 @@ StatusOr<std::vector<PodSpec>> buildPods(const ClusterRecord& r) {
   login.setupDirs.push_back("/run/sshd");
   login.daemons.push_back(
       {"sshd", {"/usr/sbin/sshd", "-D", "-e"}, {}, {22, "", std::chrono::seconds(10)}, {}});
-  pods.push_back(std::move(login));
+  return login;
+}
 
-  if (r.spec.containers.registry) {
-    // Debian's docker-registry, for images built on the platform's side
-    // (`corral-imagectl push`) and pulled by the nodes as registry:5000/….
-    PodSpec reg = basePod(r, "registry", "registry", hostAddress(net, kRegistryOffset));
-    // No Slurm here: no munge, no Slurm or login configuration.
-    reg.daemons.clear();
-    reg.mounts = {{"etc/hosts", "/etc/hosts", true}};
-    reg.setupDirs.clear();
-    reg.mounts.push_back({"etc/docker-registry", "/etc/docker/registry", true});
-    reg.mounts.push_back({"registry", "/var/lib/docker-registry", false});
-    // Debian's docker-registry (a static binary), among corral's own: the
-    // cluster image need not carry it.
-    reg.daemons.push_back({"registry",
-                           {std::string(kPodBinDir) + "/docker-registry", "serve", "/etc/docker/registry/config.yml"},
-                           {},
-                           {kRegistryPort, "", std::chrono::seconds(30)},
-                           {}});
-    pods.push_back(std::move(reg));
-  }
-
-  for (const auto& n : r.nodes) {
-    PodSpec w = basePod(r, n.name, "worker", n.address);
-    w.gpus = n.group == kGpuGroup ? r.spec.gpusPerNode : 0;
-    auto gen = r.spec.nodeGenerations.find(n.name);
-    w.generation = gen == r.spec.nodeGenerations.end() ? 0 : gen->second;
-    w.rollGeneration = r.spec.workerGeneration;
-    // Jobs' private /tmp and namespaces (job_container/tmpfs) on the node's
-    // disk, emptied when the node is recreated.
-    w.scratchDirs.push_back("/var/spool/slurmd");
-    addStorage(r, w);
-    // The node's health agent: GPU XIDs from the kernel log, slurmd's
-    // liveness; drains the node on a hardware XID (src/health).
-    w.daemons.push_back({"health", {"corral-health", "--node", n.name}, {}, {}, {}});
-    // slurmd starts once slurmctld listens, so its first registration
-    // succeeds and worker pods can be created while the controller starts.
-    w.daemons.push_back({"slurmd",
-                         {"slurmd", "-D"},
+// Debian's docker-registry, for images built on the platform's side
+// (`corral-imagectl push`) and pulled by the nodes as registry:5000/….
+PodSpec registryPod(const ClusterRecord& r, const Cidr& net) {
+  PodSpec reg = basePod(r, "registry", "registry", hostAddress(net, kRegistryOffset));
+  // No Slurm here: no munge, no Slurm or login configuration.
+  reg.daemons.clear();
+  reg.mounts = {{"etc/hosts", "/etc/hosts", true}};
+  reg.setupDirs.clear();
+  reg.mounts.push_back({"etc/docker-registry", "/etc/docker/registry", true});
+  reg.mounts.push_back({"registry", "/var/lib/docker-registry", false});
+  // Debian's docker-registry (a static binary), among corral's own: the
+  // cluster image need not carry it.
+  reg.daemons.push_back({"registry",
+                         {std::string(kPodBinDir) + "/docker-registry", "serve", "/etc/docker/registry/config.yml"},
                          {},
-                         {kSlurmdPort, "", std::chrono::seconds(30)},
-                         {hostAddress(net, kControllerOffset), kSlurmctldPort}});
-    pods.push_back(std::move(w));
-  }
+                         {kRegistryPort, "", std::chrono::seconds(30)},
+                         {}});
+  return reg;
+}
+
+PodSpec workerPod(const ClusterRecord& r, const Cidr& net, const NodeRecord& n) {
+  PodSpec w = basePod(r, n.name, "worker", n.address);
+  w.gpus = n.group == kGpuGroup ? r.spec.gpusPerNode : 0;
+  auto gen = r.spec.nodeGenerations.find(n.name);
+  w.generation = gen == r.spec.nodeGenerations.end() ? 0 : gen->second;
+  w.rollGeneration = r.spec.workerGeneration;
+  // Jobs' private /tmp and namespaces (job_container/tmpfs) on the node's
+  // disk, emptied when the node is recreated.
+  w.scratchDirs.push_back("/var/spool/slurmd");
+  addStorage(r, w);
+  // The node's health agent: GPU XIDs from the kernel log, slurmd's
+  // liveness; drains the node on a hardware XID (src/health).
+  w.daemons.push_back({"health", {"corral-health", "--node", n.name}, {}, {}, {}});
+  // slurmd starts once slurmctld listens, so its first registration
+  // succeeds and worker pods can be created while the controller starts.
+  w.daemons.push_back({"slurmd",
+                       {"slurmd", "-D"},
+                       {},
+                       {kSlurmdPort, "", std::chrono::seconds(30)},
+                       {hostAddress(net, kControllerOffset), kSlurmctldPort}});
+  return w;
+}
+
+}  // namespace
+
+StatusOr<std::vector<PodSpec>> buildPods(const ClusterRecord& r) {
+  ASSIGN_OR_RETURN(Cidr net, parseCidr(r.subnet));
+  std::vector<PodSpec> pods;
+  pods.push_back(controllerPod(r, net));
+  pods.push_back(loginPod(r, net));
+  if (r.spec.containers.registry) pods.push_back(registryPod(r, net));
+  for (const auto& n : r.nodes) pods.push_back(workerPod(r, net, n));
   return pods;
 }
 

@@ -109,12 +109,7 @@ Status Reconciler::runApply(ClusterRecord record) {
   if (Status s = ensureImage(name, record.spec.image); !s.isOk()) return failApply(record, s, false);
   auto planned = planNodes(record.spec, record.subnet, record.nodes);
   if (!planned.isOk()) return failApply(record, planned.status(), false);
-  for (auto& n : *planned) {
-    if (!n.physicalId.empty()) continue;
-    auto seq = store_.nextSequence("node");
-    if (!seq.isOk()) return seq.status();
-    n.physicalId = options_.physicalIdPrefix + "_node_" + std::to_string(*seq);
-  }
+  RETURN_IF_ERROR(assignPhysicalIds(&*planned));
   ClusterRecord desired = record;
   desired.nodes = *planned;
   auto rendered = renderCluster(desired);
@@ -139,29 +134,7 @@ Status Reconciler::runApply(ClusterRecord record) {
 
   // 4–6. Files, pods, controller, the workers' roll, and Slurm's view of
   // the nodes.
-  Deadline deadline = clock_.now() + options_.applyTimeout;
-  std::vector<std::string> startedPods;
-  std::set<std::string> recreated;
-  auto rolling = workersToRoll(name, *rendered);
-  if (!rolling.isOk()) return rolling.status();
-  std::set<std::string> rollingSet(rolling->begin(), rolling->end());
-  Status s = runtime_.writeFiles(name, rendered->files);
-  if (s.isOk()) s = prepareHomes(desired);
-  if (s.isOk()) s = syncPods(desired, *rendered, removed, rollingSet, &startedPods, &recreated);
-  if (s.isOk()) s = waitPodsReady(name, startedPods, "starting pods", deadline, stillWanted);
-  if (s.isOk()) s = syncController(record, desired);
-  if (s.isOk() && !rolling->empty()) {
-    s = rollWorkers(desired, *rendered, *rolling, stillWanted, &recreated);
-    // The roll waits for jobs as long as they run; what follows gets its
-    // own time.
-    deadline = clock_.now() + options_.applyTimeout;
-  }
-  if (s.isOk()) {
-    // Every pod this change (re)started must serve, the rolled workers too.
-    std::set<std::string> mustServe(startedPods.begin(), startedPods.end());
-    mustServe.insert(recreated.begin(), recreated.end());
-    s = waitNodesServing(desired, *rendered, deadline, stillWanted, recreated, mustServe);
-  }
+  Status s = applyLive(record, desired, *rendered, removed, stillWanted);
   if (!s.isOk()) {
     if (superseded(s)) return Status::ok();
     return failApply(record, s, true);
@@ -186,6 +159,41 @@ Status Reconciler::runApply(ClusterRecord record) {
         "revision " + std::to_string(target) + what + " applied in " +
             seconds(clock_.now() - started));
   return Status::ok();
+}
+
+Status Reconciler::assignPhysicalIds(std::vector<NodeRecord>* nodes) {
+  for (auto& n : *nodes) {
+    if (!n.physicalId.empty()) continue;
+    ASSIGN_OR_RETURN(int64_t seq, store_.nextSequence("node"));
+    n.physicalId = options_.physicalIdPrefix + "_node_" + std::to_string(seq);
+  }
+  return Status::ok();
+}
+
+Status Reconciler::applyLive(const ClusterRecord& record, const ClusterRecord& desired,
+                             const RenderedCluster& rendered, const std::vector<std::string>& removed,
+                             const std::function<Status()>& stillWanted) {
+  const std::string& name = desired.spec.name;
+  Deadline deadline = clock_.now() + options_.applyTimeout;
+  std::vector<std::string> startedPods;
+  std::set<std::string> recreated;
+  ASSIGN_OR_RETURN(std::vector<std::string> rolling, workersToRoll(name, rendered));
+  std::set<std::string> rollingSet(rolling.begin(), rolling.end());
+  RETURN_IF_ERROR(runtime_.writeFiles(name, rendered.files));
+  RETURN_IF_ERROR(prepareHomes(desired));
+  RETURN_IF_ERROR(syncPods(desired, rendered, removed, rollingSet, &startedPods, &recreated));
+  RETURN_IF_ERROR(waitPodsReady(name, startedPods, "starting pods", deadline, stillWanted));
+  RETURN_IF_ERROR(syncController(record, desired));
+  if (!rolling.empty()) {
+    RETURN_IF_ERROR(rollWorkers(desired, rendered, rolling, stillWanted, &recreated));
+    // The roll waits for jobs as long as they run; what follows gets its
+    // own time.
+    deadline = clock_.now() + options_.applyTimeout;
+  }
+  // Every pod this change (re)started must serve, the rolled workers too.
+  std::set<std::string> mustServe(startedPods.begin(), startedPods.end());
+  mustServe.insert(recreated.begin(), recreated.end());
+  return waitNodesServing(desired, rendered, deadline, stillWanted, recreated, mustServe);
 }
 
 Status Reconciler::tryConfiguration(const ClusterRecord& desired, const RenderedFiles& files) {

@@ -55,6 +55,14 @@ std::string clockTime(int64_t unixMillis) {
   return buf;
 }
 
+// A host key file's line as known_hosts wants it: type and blob, no
+// comment, no trailing newline.
+std::string knownHostsKey(std::string key) {
+  while (!key.empty() && (key.back() == '\n' || key.back() == ' ')) key.pop_back();
+  if (auto sp = key.find(' ', key.find(' ') + 1); sp != std::string::npos) key.resize(sp);
+  return key;
+}
+
 }  // namespace
 
 Reconciler::Reconciler(Store& store, Runtime& runtime, Clock& clock, ReconcilerOptions options)
@@ -286,42 +294,52 @@ Status Reconciler::waitNodesIdle(const ClusterRecord& record, Deadline deadline)
   }
 }
 
+Status Reconciler::failCreate(const ClusterRecord& record, const Status& why,
+                              const std::string& during) {
+  const std::string& name = record.spec.name;
+  if (why.code() == Code::kConflict && !stillStatus(name, ClusterStatus::kCreating)) {
+    enqueue(name);  // Deleted while creating: let the delete pass run.
+    return Status::ok();
+  }
+  std::string reason = during + ": " + why.message();
+  recordDiagnostics(name);
+  event(name, "Warning", "CreateFailed", reason);
+  ClusterNetwork net{name, record.id, record.subnet};
+  // CORRAL_KEEP_FAILED=1 leaves a failed cluster's pods for debugging.
+  Status cleaned = getenv("CORRAL_KEEP_FAILED") ? Status::ok() : runtime_.destroyCluster(net);
+  if (!cleaned.isOk()) event(name, "Warning", "CleanupFailed", cleaned.message());
+  auto r = mutate(name, [&](ClusterRecord& c) {
+    c.status = ClusterStatus::kFailed;
+    c.phase.clear();
+    c.reason = reason;
+  });
+  return r.isOk() ? Status::ok() : r.status();
+}
+
+void Reconciler::recordDiagnostics(const std::string& name) {
+  // The controller's log says why Slurm did not come up far better than a
+  // timeout does; a pod that stopped, its supervisor's.
+  std::vector<std::pair<std::string, std::string>> logs = {
+      {"controller", "/var/log/slurm/slurmctld.log"}, {"controller", "/var/log/slurm/slurmdbd.log"}};
+  if (auto pods = runtime_.listPods(name); pods.isOk()) {
+    for (const auto& p : *pods) {
+      auto st = runtime_.podStatus(name, p);
+      if (st.isOk() && !st->running) logs.emplace_back(p, "");
+    }
+  }
+  for (const auto& [pod, log] : logs) {
+    auto text = runtime_.podLogTail(name, pod, log, 8192);
+    if (text.isOk() && !text->empty())
+      event(name, "Warning", "Diagnostics",
+            pod + (log.empty() ? " (its supervisor)" : ":" + log) + ":\n" + lastLines(*text, 15));
+  }
+}
+
 Status Reconciler::runCreate(ClusterRecord record) {
   const std::string name = record.spec.name;
   Deadline deadline = clock_.now() + options_.createTimeout;
-  auto fail = [&](const Status& why, const std::string& during) -> Status {
-    if (why.code() == Code::kConflict && !stillStatus(name, ClusterStatus::kCreating)) {
-      enqueue(name);  // Deleted while creating: let the delete pass run.
-      return Status::ok();
-    }
-    std::string reason = during + ": " + why.message();
-    // Keep the evidence before cleaning up: the controller's log says why
-    // Slurm did not come up far better than a timeout does.
-    std::vector<std::pair<std::string, std::string>> logs = {
-        {"controller", "/var/log/slurm/slurmctld.log"}, {"controller", "/var/log/slurm/slurmdbd.log"}};
-    if (auto pods = runtime_.listPods(name); pods.isOk()) {
-      for (const auto& p : *pods) {
-        auto st = runtime_.podStatus(name, p);
-        if (st.isOk() && !st->running) logs.emplace_back(p, "");
-      }
-    }
-    for (const auto& [pod, log] : logs) {
-      auto text = runtime_.podLogTail(name, pod, log, 8192);
-      if (text.isOk() && !text->empty())
-        event(name, "Warning", "Diagnostics",
-              pod + (log.empty() ? " (its supervisor)" : ":" + log) + ":\n" + lastLines(*text, 15));
-    }
-    event(name, "Warning", "CreateFailed", reason);
-    ClusterNetwork net{name, record.id, record.subnet};
-    // CORRAL_KEEP_FAILED=1 leaves a failed cluster's pods for debugging.
-    Status cleaned = getenv("CORRAL_KEEP_FAILED") ? Status::ok() : runtime_.destroyCluster(net);
-    if (!cleaned.isOk()) event(name, "Warning", "CleanupFailed", cleaned.message());
-    auto r = mutate(name, [&](ClusterRecord& c) {
-      c.status = ClusterStatus::kFailed;
-      c.phase.clear();
-      c.reason = reason;
-    });
-    return r.isOk() ? Status::ok() : r.status();
+  auto fail = [&](const Status& why, const std::string& during) {
+    return failCreate(record, why, during);
   };
 
   LOG_INFO("cluster " << name << ": phase: queued");
@@ -331,12 +349,7 @@ Status Reconciler::runCreate(ClusterRecord record) {
   // Plan the nodes and give new ones a physical id.
   auto planned = planNodes(record.spec, record.subnet, record.nodes);
   if (!planned.isOk()) return fail(planned.status(), "planning nodes");
-  for (auto& n : *planned) {
-    if (!n.physicalId.empty()) continue;
-    auto seq = store_.nextSequence("node");
-    if (!seq.isOk()) return fail(seq.status(), "assigning node ids");
-    n.physicalId = options_.physicalIdPrefix + "_node_" + std::to_string(*seq);
-  }
+  if (Status s = assignPhysicalIds(&*planned); !s.isOk()) return fail(s, "assigning node ids");
   auto netCidr = parseCidr(record.subnet);
   if (!netCidr.isOk()) return fail(netCidr.status(), "reading the subnet");
   auto saved = mutate(name, [&](ClusterRecord& c) {
@@ -360,10 +373,7 @@ Status Reconciler::runCreate(ClusterRecord record) {
   if (Status s = prepareHomes(record); !s.isOk()) return fail(s, "preparing login users' homes");
   auto hostKey = runtime_.loginHostKey(name);
   if (!hostKey.isOk()) return fail(hostKey.status(), "reading the login host key");
-  std::string key = *hostKey;
-  while (!key.empty() && (key.back() == '\n' || key.back() == ' ')) key.pop_back();
-  // Drop the comment: known_hosts lines need only type and blob.
-  if (auto sp = key.find(' ', key.find(' ') + 1); sp != std::string::npos) key.resize(sp);
+  std::string key = knownHostsKey(*hostKey);
   if (auto r = mutate(name, [&](ClusterRecord& c) { c.loginHostKey = key; }); !r.isOk())
     return fail(r.status(), "saving the login host key");
 

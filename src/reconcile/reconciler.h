@@ -110,6 +110,12 @@ class Reconciler {
   using Deadline = std::chrono::steady_clock::time_point;
 
   Status runCreate(ClusterRecord record);
+  // Fails a create: its diagnostics as events, its pods and network
+  // destroyed, the cluster Failed with the reason.
+  Status failCreate(const ClusterRecord& record, const Status& why, const std::string& during);
+  // The last lines of the controller's logs and of every stopped pod's
+  // supervisor, as Diagnostics events.
+  void recordDiagnostics(const std::string& cluster);
   // Builds the cluster's image unless it is built, showing the build's
   // progress as the cluster's phase.
   Status ensureImage(const std::string& cluster, const ImageRef& image);
@@ -118,6 +124,13 @@ class Reconciler {
   // src/reconcile/apply.cc: drive a Running cluster to its newest revision.
   Status runApply(ClusterRecord record);
   Status failApply(const ClusterRecord& record, const Status& why, bool touchedLive);
+  // Gives each new node (one without) a physical id.
+  Status assignPhysicalIds(std::vector<NodeRecord>* nodes);
+  // Steps 4–6 of an apply: files, pods, controller, the workers' roll, and
+  // Slurm's view of the nodes.
+  Status applyLive(const ClusterRecord& record, const ClusterRecord& desired,
+                   const RenderedCluster& rendered, const std::vector<std::string>& removed,
+                   const std::function<Status()>& stillWanted);
   Status tryConfiguration(const ClusterRecord& desired, const RenderedFiles& files);
   Status drainRemovedNodes(const ClusterRecord& record, const std::vector<std::string>& removed,
                            const std::function<Status()>& stillWanted);
