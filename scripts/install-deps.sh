@@ -10,7 +10,10 @@ PACKAGES=(
   nlohmann-json3-dev libcpp-httplib-dev libssl-dev zlib1g-dev libbrotli-dev
   libcli11-dev libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcurl4-openssl-dev libarchive-dev libyaml-cpp-dev
-  # What a cluster runs (Debian's slurm-wlm 22.05)
+  # Slurm's SPANK header for corral's plugin (libslurm-dev); ssh and ssh-keygen
+  # for `corral ssh` and host keys; and the host's own Slurm 22.05, MariaDB and
+  # munge, which bench/sandbox.sh's baseline (pods over the host's root, before
+  # cluster images) runs on. A cluster runs what its image holds.
   slurm-wlm slurmdbd slurm-client munge mariadb-server mariadb-client
   openssh-server openssh-client libslurm-dev slurm-wlm-plugins-dev
   # What corral's local runtime drives: namespaces, the cluster networks'
