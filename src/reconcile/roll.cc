@@ -9,6 +9,8 @@
 // already recreated current and rolls the rest.
 
 #include <algorithm>
+#include <map>
+#include <sstream>
 
 #include "reconcile/reconciler.h"
 #include "slurm/hostlist.h"
@@ -17,6 +19,22 @@ namespace corral {
 namespace {
 
 bool drained(const NodeObservation& o) { return o.state.find("drain") != std::string::npos; }
+
+// `squeue -h -o "%i %N"` as node -> "its job ids, space-separated"; a
+// pending job (no nodes) is no one's.
+std::map<std::string, std::string> jobsByNode(const std::string& squeueOut) {
+  std::map<std::string, std::string> out;
+  std::istringstream lines(squeueOut);
+  std::string id, nodes;
+  while (lines >> id && std::getline(lines, nodes)) {
+    auto at = nodes.find_first_not_of(' ');
+    if (at == std::string::npos) continue;
+    auto hosts = expandHostlist(nodes.substr(at));
+    if (!hosts.isOk()) continue;
+    for (const auto& h : *hosts) out[h] += (out[h].empty() ? "" : " ") + id;
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -54,14 +72,13 @@ Status Reconciler::rollWorkers(const ClusterRecord& desired, const RenderedClust
   const std::string target = "image " + desired.spec.image.name;
   while (true) {
     std::string waiting;
+    // One squeue for every node still to roll, whatever the cluster's size.
+    auto listed = slurmCommand(name, {"squeue", "-h", "-w", compressHostlist(pending), "-o", "%i %N"});
+    if (!listed.isOk()) return listed.status();
+    auto busy = jobsByNode(*listed);
     for (auto it = pending.begin(); it != pending.end();) {
-      auto jobs = slurmCommand(name, {"squeue", "-h", "-w", *it, "-o", "%i"});
-      if (!jobs.isOk()) return jobs.status();
-      if (!jobs->empty()) {
-        std::string list = *jobs;
-        std::replace(list.begin(), list.end(), '\n', ' ');
-        while (!list.empty() && list.back() == ' ') list.pop_back();
-        if (waiting.empty()) waiting = *it + " waits for job " + list;
+      if (auto jobs = busy.find(*it); jobs != busy.end()) {
+        if (waiting.empty()) waiting = *it + " waits for job " + jobs->second;
         ++it;
         continue;
       }

@@ -67,13 +67,15 @@ class ApplyTest : public ::testing::Test {
         std::string reason = drained_.count(p) ? drained_[p] : "none";
         res.out += p + "|" + (drained_.count(p) ? "drained" : "idle") + "|" + reason + "\n";
       }
-    } else if (cmd == "squeue" && argv.size() > 3 && argv[2] == "-w" && busy_.count(argv[3])) {
-      // A job on one node, for as many polls as the test says; while it
-      // runs, the node must still be the pod it ran on.
-      std::string node = argv[3];
-      if (busy_[node] > 0) {
+    } else if (cmd == "squeue" && argv.size() > 5 && argv[2] == "-w" && argv[5] == "%i %N") {
+      // The roll's poll: a job on each busy node asked about, for as many
+      // polls as the test says; while it runs, the node must still be the
+      // pod it ran on.
+      auto asked = expandHostlist(argv[3]);
+      for (const auto& node : asked.isOk() ? *asked : std::vector<std::string>{}) {
+        if (!busy_.count(node) || busy_[node] <= 0) continue;
         --busy_[node];
-        res.out = "12\n";
+        res.out += "12 " + node + "\n";
         auto pod = runtime_.pod(cluster, node);
         EXPECT_TRUE(pod && runtime_.podStatus(cluster, node)->running) << node << " went while its job ran";
         if (pod) busyImage_[node] = pod->image.id;
