@@ -124,9 +124,12 @@ PodSpec workerPod(const ClusterRecord& r, const Cidr& net, const NodeRecord& n) 
   w.daemons.push_back({"health", {"corral-health", "--node", n.name}, {}, {}, {}});
   // slurmd starts once slurmctld listens, so its first registration
   // succeeds and worker pods can be created while the controller starts.
+  // Its steps' PMIx servers share job data by message (gds/hash), not by
+  // gds/shmem2: a step's tasks have a private /dev/shm (job_container/tmpfs)
+  // where shmem2's segments would not be found, and MPI_Init would fail.
   w.daemons.push_back({"slurmd",
                        {"slurmd", "-D"},
-                       {},
+                       {{"PMIX_MCA_gds", "hash"}},
                        {kSlurmdPort, "", std::chrono::seconds(30)},
                        {hostAddress(net, kControllerOffset), kSlurmctldPort}});
   return w;

@@ -49,10 +49,14 @@ struct Identity {
 StatusOr<Settings> loadSettings(const Identity& who, const std::map<std::string, std::string>& env,
                                 const std::string& configFile = "/etc/enroot/enroot.conf");
 
-// One bind mount into a container.
+// One mount into a container: a bind of a node path, a fresh tmpfs, or the
+// removal of what is mounted at `target` (Pyxis' "umount:").
+enum class MountKind { kBind, kTmpfs, kUmount };
+
 struct Mount {
-  std::string source;  // Absolute path on the node.
-  std::string target;  // Absolute path in the container.
+  MountKind kind = MountKind::kBind;
+  std::string source;  // Binds: a path on the node (absolute, or relative to the cwd).
+  std::string target;  // In the container: absolute, or relative to its root.
   bool readOnly = false;
   bool recursive = true;
   // Flags added to the bind mount (the node's own nosuid/nodev/noexec are
@@ -60,12 +64,27 @@ struct Mount {
   bool noSuid = false;
   bool noDev = false;
   bool noExec = false;
+  bool unbindable = false;  // "unbindable"/"runbindable": propagation.
+  std::string data;         // tmpfs: its options ("size=1G,huge=within_size").
 };
 
 // Pyxis' --container-mounts: "SRC[:DST[:FLAGS]][,…]" with FLAGS joined by '+'
-// (ro, rw, rbind, bind, …). A missing DST means the same path. Validates the
-// syntax only; start() checks that sources exist.
+// (ro, rw, rbind, bind, nosuid, nodev, noexec, unbindable, propagation
+// flags; for tmpfs also its own options such as size= or huge=). SRC is an
+// absolute path, a relative one ("./data", resolved against the caller's
+// working directory), "tmpfs" or "umount"; DST is absolute or relative to
+// the container's root, and defaults to SRC. Validates the syntax only;
+// start() checks that sources exist.
 StatusOr<std::vector<Mount>> parseMountList(const std::string& list);
+
+// What Pyxis' --container-unshare takes: "net", "ipc", "uts", joined by ','.
+struct Unshare {
+  bool net = false;
+  bool ipc = false;
+  bool uts = false;
+  bool any() const { return net || ipc || uts; }
+};
+StatusOr<Unshare> parseUnshare(const std::string& list);
 
 // The environment a container's processes get for the GPUs they may use
 // (device minors, e.g. {2,3}): NVIDIA_VISIBLE_DEVICES=2,3 and
@@ -130,22 +149,60 @@ Status remove(const Settings& s, const std::string& name);
 
 // `enroot export`: a squashfs of the container's merged filesystem, with its
 // config at /.corral/config.json. Fails, writing nothing, when `output`
-// exists.
-Status exportContainer(const Settings& s, const std::string& name, const std::string& output);
+// exists, unless `force`: then it is replaced at once (a rename), so that a
+// reader never sees half a file.
+Status exportContainer(const Settings& s, const std::string& name, const std::string& output,
+                       bool force = false);
 
 struct StartOptions {
   bool root = false;       // Map the caller to uid/gid 0 (also Settings::remapRoot).
   bool writable = false;   // Read-write rootfs (also Settings::writable).
+  bool readOnly = false;   // Read-only rootfs, whatever the settings say.
   std::vector<Mount> mounts;
   // "NAME" keeps the caller's NAME (or its absence) over the image's;
   // "NAME=VALUE" sets it.
   std::vector<std::string> env;
   bool gpusGiven = false;  // Without --gpus no GPU device is bound and no GPU env set.
   std::vector<int> gpus;
-  std::string workdir;     // Overrides the image's.
+  std::string workdir;     // Overrides the image's (relative: to the container's root).
+  Unshare unshare;         // Namespaces of its own besides user and mount.
+  // With holdFd: run the image's entrypoint once, as a container's first
+  // process would, and report the environment it leaves and what it wrote.
+  bool entrypoint = false;
   int holdFd = -1;         // See `start`.
   std::vector<std::string> command;  // Empty: the image's entrypoint+cmd, else /bin/sh.
 };
+
+// What a holder (start with holdFd) reports on its descriptor when ready:
+// "ready" and, after a space, this as one line of JSON.
+struct HolderReport {
+  std::vector<std::string> env;  // The entrypoint's environment ("K=V"); empty without one.
+  std::string entrypointLog;     // What the entrypoint wrote.
+};
+std::string holderReportLine(const HolderReport& r);
+// Parses a holder's answer: its report, or the error it sent ("error: …").
+StatusOr<HolderReport> parseHolderAnswer(const std::string& answer);
+
+// The holders of `name` that are running on this node (their pids, oldest
+// first), from the records holders leave in the runtime path; stale records
+// are ignored.
+std::vector<int> runningHolders(const Settings& s, const std::string& name);
+// Every running holder of the user on this node, by container name.
+std::map<std::string, std::vector<int>> allRunningHolders(const Settings& s);
+
+// `enroot exec PID COMMAND…`: joins the namespaces of the container whose
+// holder (or any process in it) is `pid` and execs `command` there with
+// the caller's environment. Returns only on failure.
+Status execInContainer(int pid, const std::vector<std::string>& command);
+
+// Records the calling holder of `name` in the runtime path (opened as
+// `runtimeDirFd` before the container's mounts hid it), for runningHolders.
+Status recordHolder(const Settings& s, int runtimeDirFd, const std::string& name);
+
+// Installs the seccomp filter Enroot gives containers: chown, setuid,
+// setgroups and their relatives succeed without doing anything, so that
+// package managers run as a remapped root (which owns only one uid).
+Status installIdFakingFilter();
 
 // Starts a container in this process: a new user and mount namespace, the
 // rootfs with /proc, /sys, /dev, the node's /etc/hosts, /etc/hostname and
@@ -153,7 +210,7 @@ struct StartOptions {
 // pivot_root. `target` is a container name or a squashfs file (unpacked into
 // a temporary container that a helper process removes when this one ends).
 // On success it exec()s the command and never returns; with `holdFd` >= 0 it
-// writes "ready\n" to that fd instead and sleeps until killed (SIGKILL when
+// writes "ready …" (holderReportLine) to that fd instead and sleeps until killed (SIGKILL when
 // its parent dies), so that others can setns() into its namespaces. Returns
 // only on failure. Must be called single-threaded.
 Status start(const Settings& s, const std::string& target, const StartOptions& options,

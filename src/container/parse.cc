@@ -116,9 +116,51 @@ std::string defaultContainerName(const std::string& image) {
   return importStem(image);
 }
 
+namespace {
+
+bool isPathLike(const std::string& p) { return !p.empty() && (p[0] == '/' || p[0] == '.'); }
+
+// Applies one '+'-joined flag of a mount entry.
+Status applyMountFlag(Mount& m, const std::string& flag, const std::string& entry) {
+  static const std::set<std::string> propagation = {"private", "rprivate", "slave", "rslave",
+                                                    "x-create=auto", "x-create=dir",
+                                                    "x-create=file"};
+  if (flag == "ro") {
+    m.readOnly = true;
+  } else if (flag == "rw") {
+    m.readOnly = false;
+  } else if (flag == "bind" && m.kind == MountKind::kBind) {
+    m.recursive = false;
+  } else if (flag == "rbind" && m.kind == MountKind::kBind) {
+    m.recursive = true;
+  } else if (flag == "nosuid") {
+    m.noSuid = true;
+  } else if (flag == "nodev") {
+    m.noDev = true;
+  } else if (flag == "noexec") {
+    m.noExec = true;
+  } else if (flag == "unbindable" || flag == "runbindable") {
+    m.unbindable = true;
+  } else if (propagation.count(flag)) {
+    // Containers' mounts are always private, and targets always created.
+  } else if (m.kind == MountKind::kTmpfs && flag.find_first_of(",") == std::string::npos &&
+             !flag.empty() && std::isalpha(static_cast<unsigned char>(flag[0]))) {
+    // tmpfs' own options (size=, mode=, nr_inodes=, huge=…): the kernel
+    // checks them when it mounts.
+    m.data += (m.data.empty() ? "" : ",") + flag;
+  } else {
+    return invalidArgument("unknown mount flag " + quoteForMessage(flag) + " in " +
+                           quoteForMessage(entry) +
+                           ": use ro, rw, bind, rbind, nosuid, nodev, noexec or unbindable");
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
 StatusOr<std::vector<Mount>> parseMountList(const std::string& list) {
   std::vector<Mount> out;
-  if (list.empty()) return out;
+  if (list.empty()) return invalidArgument("the mount list is empty: expected SRC[:DST[:FLAGS]][,…]");
   for (const std::string& entry : split(list, ',')) {
     if (entry.empty()) {
       return invalidArgument("empty entry in mount list " + quoteForMessage(list) +
@@ -132,11 +174,18 @@ StatusOr<std::vector<Mount>> parseMountList(const std::string& list) {
     Mount m;
     m.source = parts[0];
     m.target = parts.size() >= 2 ? parts[1] : parts[0];
-    if (m.source.empty() || m.source[0] != '/') {
-      return invalidArgument("mount source must be an absolute path: " + quoteForMessage(entry));
+    if (m.source == "tmpfs" || m.source == "umount") {
+      m.kind = m.source == "tmpfs" ? MountKind::kTmpfs : MountKind::kUmount;
+      if (parts.size() < 2) {
+        return invalidArgument("mount " + quoteForMessage(entry) + " needs a destination (" +
+                               m.source + ":/path)");
+      }
+    } else if (!isPathLike(m.source)) {
+      return invalidArgument("mount source must be a relative path, an absolute path, \"tmpfs\" "
+                             "or \"umount\": " + quoteForMessage(entry));
     }
-    if (m.target.empty() || m.target[0] != '/') {
-      return invalidArgument("mount destination must be an absolute path: " +
+    if (!isPathLike(m.target)) {
+      return invalidArgument("mount destination must be a relative or an absolute path: " +
                              quoteForMessage(entry));
     }
     if (parts.size() == 3) {
@@ -144,35 +193,30 @@ StatusOr<std::vector<Mount>> parseMountList(const std::string& list) {
         return invalidArgument("empty mount flags in " + quoteForMessage(entry));
       }
       for (const std::string& flag : split(parts[2], '+')) {
-        if (flag == "ro") {
-          m.readOnly = true;
-        } else if (flag == "rw") {
-          m.readOnly = false;
-        } else if (flag == "bind") {
-          m.recursive = false;
-        } else if (flag == "rbind") {
-          m.recursive = true;
-        } else if (flag == "nosuid") {
-          m.noSuid = true;
-        } else if (flag == "nodev") {
-          m.noDev = true;
-        } else if (flag == "noexec") {
-          m.noExec = true;
-        } else if (flag == "private" || flag == "rprivate" || flag == "slave" ||
-                   flag == "rslave" || flag == "x-create=auto" || flag == "x-create=dir" ||
-                   flag == "x-create=file") {
-          // Propagation: containers' mounts are always private. Targets are
-          // always created.
-        } else {
-          return invalidArgument("unknown mount flag " + quoteForMessage(flag) + " in " +
-                                 quoteForMessage(entry) +
-                                 ": use ro, rw, bind, rbind, nosuid, nodev or noexec");
-        }
+        RETURN_IF_ERROR(applyMountFlag(m, flag, entry));
       }
     }
     out.push_back(std::move(m));
   }
   return out;
+}
+
+StatusOr<Unshare> parseUnshare(const std::string& list) {
+  Unshare u;
+  if (list.empty()) return invalidArgument("no namespace given: expected net, ipc or uts");
+  for (const std::string& ns : split(list, ',')) {
+    if (ns == "net") {
+      u.net = true;
+    } else if (ns == "ipc") {
+      u.ipc = true;
+    } else if (ns == "uts") {
+      u.uts = true;
+    } else {
+      return invalidArgument("unknown namespace " + quoteForMessage(ns) +
+                             ": expected net, ipc or uts, joined by ','");
+    }
+  }
+  return u;
 }
 
 std::map<std::string, std::string> gpuEnvironment(const std::vector<int>& gpus) {

@@ -4,7 +4,11 @@
 #include <grp.h>
 #include <poll.h>
 #include <signal.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -12,7 +16,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "common/files.h"
@@ -152,7 +159,7 @@ Status bindInto(int rootFd, const std::string& source, const std::string& target
                 bool readOnly, bool noSuid = false, bool noDev = false, bool noExec = false) {
   struct stat st;
   if (stat(source.c_str(), &st) != 0) {
-    if (errno == ENOENT) return notFound("mount source does not exist: " + source);
+    if (errno == ENOENT) return notFound("mount source path does not exist: " + source);
     return internalError(errnoText("cannot use mount source " + source, errno));
   }
   auto fd = openInRoot(rootFd, target, S_ISDIR(st.st_mode) ? Create::kDirectory : Create::kFile);
@@ -171,7 +178,91 @@ Status bindInto(int rootFd, const std::string& source, const std::string& target
   return Status::ok();
 }
 
-Status mountDev(int rootFd, const std::vector<std::string>& gpuDevices) {
+// Whether a relative mount destination climbs out of the container's root
+// ("../home"): refused, as Enroot does, rather than quietly kept inside.
+bool escapesRoot(const std::string& target) {
+  if (target.empty() || target[0] == '/') return false;
+  int depth = 0;
+  size_t pos = 0;
+  while (pos <= target.size()) {
+    size_t slash = target.find('/', pos);
+    std::string part = target.substr(pos, slash == std::string::npos ? std::string::npos : slash - pos);
+    if (part == "..") {
+      if (--depth < 0) return true;
+    } else if (!part.empty() && part != ".") {
+      ++depth;
+    }
+    if (slash == std::string::npos) break;
+    pos = slash + 1;
+  }
+  return false;
+}
+
+// One entry of the user's mounts: a bind, a tmpfs, or an umount.
+Status applyMount(int rootFd, const Mount& m) {
+  if (escapesRoot(m.target)) {
+    return invalidArgument("mount destination " + m.target +
+                           " leaves the container's root: " + std::strerror(EXDEV));
+  }
+  std::string target = m.target[0] == '/' ? m.target : "/" + m.target;
+  if (m.kind == MountKind::kBind) {
+    RETURN_IF_ERROR(
+        bindInto(rootFd, m.source, target, m.recursive, m.readOnly, m.noSuid, m.noDev, m.noExec));
+  } else if (m.kind == MountKind::kTmpfs) {
+    auto fd = openInRoot(rootFd, target, Create::kDirectory);
+    if (!fd.isOk()) return fd.status().withContext("cannot mount a tmpfs at " + target);
+    Fd hold(*fd);
+    unsigned long flags = MS_NOSUID | MS_NODEV;
+    if (m.readOnly) flags |= MS_RDONLY;
+    if (m.noExec) flags |= MS_NOEXEC;
+    if (mount("tmpfs", fdPath(hold.get()).c_str(), "tmpfs", flags, m.data.c_str()) != 0) {
+      return invalidArgument(errnoText("cannot mount a tmpfs at " + target +
+                                           (m.data.empty() ? "" : " with " + m.data),
+                                       errno));
+    }
+  } else {
+    auto fd = openInRoot(rootFd, target, Create::kNo);
+    if (!fd.isOk()) return fd.status().withContext("cannot unmount " + target);
+    Fd hold(*fd);
+    if (umount2(fdPath(hold.get()).c_str(), MNT_DETACH) != 0) {
+      return invalidArgument(errnoText("cannot unmount " + target, errno));
+    }
+    return Status::ok();
+  }
+  if (m.unbindable) {
+    auto top = openInRoot(rootFd, target, Create::kNo);
+    if (!top.isOk()) return top.status();
+    Fd topFd(*top);
+    if (mount(nullptr, fdPath(topFd.get()).c_str(), nullptr, MS_UNBINDABLE, nullptr) != 0) {
+      return internalError(errnoText("cannot make " + target + " unbindable", errno));
+    }
+  }
+  return Status::ok();
+}
+
+// The namespaces asked for besides user and mount; a new network namespace
+// gets its loopback up, and nothing else.
+Status unshareMore(const Unshare& u) {
+  int flags = (u.net ? CLONE_NEWNET : 0) | (u.ipc ? CLONE_NEWIPC : 0) | (u.uts ? CLONE_NEWUTS : 0);
+  if (flags == 0) return Status::ok();
+  if (unshare(flags) != 0) return internalError(errnoText("cannot unshare namespaces", errno));
+  if (!u.net) return Status::ok();
+  int sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (sock < 0) return internalError(errnoText("socket", errno));
+  struct ifreq ifr {};
+  std::strncpy(ifr.ifr_name, "lo", IFNAMSIZ - 1);
+  int rc = ioctl(sock, SIOCGIFFLAGS, &ifr);
+  if (rc == 0) {
+    ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+    rc = ioctl(sock, SIOCSIFFLAGS, &ifr);
+  }
+  int e = errno;
+  close(sock);
+  if (rc != 0) return internalError(errnoText("cannot bring up the container's loopback", e));
+  return Status::ok();
+}
+
+Status mountDev(int rootFd, const std::vector<std::string>& gpuDevices, bool ownIpc) {
   ASSIGN_OR_RETURN(int rawDev, openInRoot(rootFd, "/dev", Create::kDirectory));
   Fd dev(rawDev);
   if (mount("tmpfs", fdPath(dev.get()).c_str(), "tmpfs", MS_NOSUID, "mode=755,size=65536k") != 0) {
@@ -200,9 +291,22 @@ Status mountDev(int rootFd, const std::vector<std::string>& gpuDevices) {
   if (symlink("pts/ptmx", (d + "/ptmx").c_str()) != 0) {
     return internalError(errnoText("cannot create /dev/ptmx", errno));
   }
-  if (mkdir((d + "/shm").c_str(), 01777) != 0 ||
-      mount("tmpfs", (d + "/shm").c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0) {
+  // POSIX shared memory and message queues: the node's, unless the
+  // container has an IPC namespace of its own.
+  if (!ownIpc && isDirectory("/dev/shm")) {
+    RETURN_IF_ERROR(bindInto(rootFd, "/dev/shm", "/dev/shm", false, false));
+  } else if (mkdir((d + "/shm").c_str(), 01777) != 0 ||
+             mount("tmpfs", (d + "/shm").c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0) {
     return internalError(errnoText("cannot mount a tmpfs at /dev/shm", errno));
+  }
+  if (!ownIpc && isDirectory("/dev/mqueue")) {
+    RETURN_IF_ERROR(bindInto(rootFd, "/dev/mqueue", "/dev/mqueue", false, false));
+  } else if (ownIpc) {
+    if (mkdir((d + "/mqueue").c_str(), 01777) != 0 ||
+        mount("mqueue", (d + "/mqueue").c_str(), "mqueue", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+              nullptr) != 0) {
+      return internalError(errnoText("cannot mount /dev/mqueue", errno));
+    }
   }
   const char* links[][2] = {{"/proc/self/fd", "fd"},
                             {"/proc/self/fd/0", "stdin"},
@@ -263,6 +367,7 @@ Status setUp(const Settings& s, const Prepared& p, const StartOptions& o, const 
              const std::vector<std::string>& gpuDevices, bool asRoot, bool writable) {
   RETURN_IF_ERROR(enterUserNamespace(asRoot));
   if (o.holdFd >= 0) prctl(PR_SET_PDEATHSIG, SIGKILL);
+  RETURN_IF_ERROR(unshareMore(o.unshare));
 
   if (p.kind == Kind::kOverlay) {
     RETURN_IF_ERROR(mountOverlay({p.lower}, p.dir + "/upper", p.dir + "/work", p.mountPoint));
@@ -275,20 +380,18 @@ Status setUp(const Settings& s, const Prepared& p, const StartOptions& o, const 
 
   RETURN_IF_ERROR(bindInto(root.get(), "/proc", "/proc", true, false));
   RETURN_IF_ERROR(bindInto(root.get(), "/sys", "/sys", true, true));
-  RETURN_IF_ERROR(mountDev(root.get(), gpuDevices));
+  RETURN_IF_ERROR(mountDev(root.get(), gpuDevices, o.unshare.ipc));
   for (const char* f : {"/etc/hosts", "/etc/hostname", "/etc/resolv.conf"}) {
     struct stat st;
     if (stat(f, &st) != 0 || !S_ISREG(st.st_mode)) continue;
     Status b = bindInto(root.get(), f, f, false, false);
     (void)b;  // A read-only image without /etc/hosts simply keeps its own.
   }
-  for (const auto& m : o.mounts) {
-    RETURN_IF_ERROR(
-        bindInto(root.get(), m.source, m.target, m.recursive, m.readOnly, m.noSuid, m.noDev, m.noExec));
-  }
   if (s.mountHome && !who.home.empty() && isDirectory(who.home)) {
-    RETURN_IF_ERROR(bindInto(root.get(), who.home, who.home, true, false));
+    RETURN_IF_ERROR(bindInto(root.get(), who.home, asRoot ? "/root" : who.home, true, false));
   }
+  // In the order given: an "umount:" entry undoes what came before it.
+  for (const auto& m : o.mounts) RETURN_IF_ERROR(applyMount(root.get(), m));
   if (writable && !asRoot) addUser(root.get(), who);
   if (!writable) {
     RETURN_IF_ERROR(makeReadOnly(fdPath(root.get()), false).withContext("container root"));
@@ -302,14 +405,143 @@ Status setUp(const Settings& s, const Prepared& p, const StartOptions& o, const 
   return Status::ok();
 }
 
+// The environment an entrypoint starts with: the image's, the caller's
+// identity variables, and only the caller's variables named in `env`.
+std::vector<std::string> entrypointEnvironment(const std::map<std::string, std::string>& callerEnv,
+                                               const Prepared& p, const StartOptions& o) {
+  std::map<std::string, std::string> minimal;
+  for (const char* k : {"HOME", "USER", "LOGNAME", "TERM"}) {
+    if (auto it = callerEnv.find(k); it != callerEnv.end()) minimal[k] = it->second;
+  }
+  for (const auto& e : o.env) {
+    std::string k = e.substr(0, e.find('='));
+    if (auto it = callerEnv.find(k); it != callerEnv.end()) minimal[k] = it->second;
+  }
+  return containerEnvironment(minimal, p.config.env, o.env, o.gpusGiven ? &o.gpus : nullptr);
+}
+
+// Replaces this process with `argv` in `env`; returns only why it could not.
+Status execWith(std::vector<std::string> argv, const std::vector<std::string>& env) {
+  clearenv();
+  for (const auto& kv : env) {
+    size_t eq = kv.find('=');
+    setenv(kv.substr(0, eq).c_str(), kv.substr(eq + 1).c_str(), 1);
+  }
+  std::vector<char*> args;
+  for (auto& a : argv) args.push_back(a.data());
+  args.push_back(nullptr);
+  execvp(args[0], args.data());
+  return notFound(errnoText("cannot run " + quoteForMessage(argv[0]) + " in the container", errno));
+}
+
+// Runs the image's entrypoint as a container's first process, with a
+// command that stops itself once the entrypoint has handed over to it, and
+// reports the environment the entrypoint left and what it wrote.
+StatusOr<HolderReport> runEntrypoint(const Prepared& p, const std::vector<std::string>& env,
+                                     bool asRoot) {
+  HolderReport report;
+  if (p.config.entrypoint.empty()) return report;
+  int log = static_cast<int>(syscall(SYS_memfd_create, "entrypoint-log", MFD_CLOEXEC));
+  if (log < 0) return internalError(errnoText("memfd_create", errno));
+  Fd logFd(log);
+  std::vector<std::string> argv = p.config.entrypoint;
+  argv.insert(argv.end(), {"/bin/sh", "-c", "kill -STOP $$; exit 0"});
+  pid_t child = fork();
+  if (child < 0) return internalError(errnoText("fork", errno));
+  if (child == 0) {
+    dup2(log, 1);
+    dup2(log, 2);
+    int devnull = open("/dev/null", O_RDONLY);
+    if (devnull >= 0) dup2(devnull, 0);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
+    signal(SIGQUIT, SIG_DFL);
+    signal(SIGPIPE, SIG_DFL);
+    if (asRoot && !installIdFakingFilter().isOk()) _exit(126);
+    Status failed = execWith(argv, env);
+    std::fprintf(stderr, "enroot: error: %s\n", failed.message().c_str());
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(child, &status, WUNTRACED) < 0 && errno == EINTR) {
+  }
+  std::string logText;
+  auto readLog = [&] {
+    lseek(log, 0, SEEK_SET);
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(log, buf, sizeof buf)) > 0 && logText.size() < (1u << 20)) logText.append(buf, n);
+  };
+  if (!WIFSTOPPED(status)) {
+    readLog();
+    std::string why = WIFEXITED(status) ? "exited with status " + std::to_string(WEXITSTATUS(status))
+                                        : "was killed by signal " + std::to_string(WTERMSIG(status));
+    std::string tail = logText;
+    while (!tail.empty() && std::isspace(static_cast<unsigned char>(tail.back()))) tail.pop_back();
+    if (tail.size() > 2000) tail = tail.substr(tail.size() - 2000);
+    return failedPrecondition("the image's entrypoint " + why + " before running the command" +
+                              (tail.empty() ? "" : ": " + tail) +
+                              " (if the image has an unusual entrypoint, try --no-container-entrypoint)");
+  }
+  auto environ = readFile("/proc/" + std::to_string(child) + "/environ");
+  kill(child, SIGKILL);
+  while (waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  readLog();
+  if (!environ.isOk()) return environ.status().withContext("the entrypoint's environment");
+  size_t pos = 0;
+  while (pos < environ->size()) {
+    size_t nul = environ->find('\0', pos);
+    if (nul == std::string::npos) nul = environ->size();
+    if (nul > pos) report.env.push_back(environ->substr(pos, nul - pos));
+    pos = nul + 1;
+  }
+  report.entrypointLog = logText;
+  return report;
+}
+
+// A holder: records itself, says it is ready (with what the entrypoint
+// left), and waits to be killed while others join its namespaces.
+[[noreturn]] void hold(const Settings& s, const std::string& target, const StartOptions& o,
+                       const HolderReport& report, int runtimeDirFd) {
+  signal(SIGINT, SIG_IGN);
+  signal(SIGHUP, SIG_IGN);
+  signal(SIGQUIT, SIG_IGN);
+  signal(SIGPIPE, SIG_IGN);
+  Status rec = recordHolder(s, runtimeDirFd, target);
+  (void)rec;  // Only `enroot list -f` and later steps' joins need it.
+  if (runtimeDirFd >= 0) close(runtimeDirFd);
+  std::string line = holderReportLine(report);
+  ssize_t n = write(o.holdFd, line.data(), line.size());
+  close(o.holdFd);
+  if (n != static_cast<ssize_t>(line.size())) _exit(1);
+  // Do not keep the caller's pipes open: it may read them to the end.
+  int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (devnull >= 0) {
+    dup2(devnull, 0);
+    dup2(devnull, 1);
+    dup2(devnull, 2);
+  }
+  while (true) pause();
+}
+
 }  // namespace
 
-Status start(const Settings& s, const std::string& target, const StartOptions& o,
+Status start(const Settings& s, const std::string& target, const StartOptions& given,
              const std::map<std::string, std::string>& callerEnv, const Identity& who) {
   pid_t parent = getppid();
-  // Everything that can be checked on the node's side first, for plain errors.
-  for (const auto& m : o.mounts) {
-    if (!pathExists(m.source)) return notFound("mount source does not exist: " + m.source);
+  StartOptions o = given;
+  // Everything that can be checked on the node's side first, for plain
+  // errors; relative sources are the caller's working directory's.
+  for (auto& m : o.mounts) {
+    if (m.kind != MountKind::kBind) continue;
+    if (!pathExists(m.source)) return notFound("mount source path does not exist: " + m.source);
+    if (m.source[0] != '/') {
+      char* real = realpath(m.source.c_str(), nullptr);
+      if (!real) return notFound(errnoText("mount source " + m.source, errno));
+      m.source = real;
+      free(real);
+    }
   }
   std::vector<std::string> gpuDevices;
   if (o.gpusGiven && !o.gpus.empty()) {
@@ -320,30 +552,23 @@ Status start(const Settings& s, const std::string& target, const StartOptions& o
   }
   ASSIGN_OR_RETURN(Prepared p, prepare(s, target));
   bool asRoot = o.root || s.remapRoot;
-  bool writable = o.writable || s.writable;
+  bool writable = !o.readOnly && (o.writable || s.writable);
   std::vector<std::string> env =
       containerEnvironment(callerEnv, p.config.env, o.env, o.gpusGiven ? &o.gpus : nullptr);
+  int runtimeDirFd = -1;
+  if (o.holdFd >= 0 && makeDirs(s.runtimePath, 0700).isOk()) {
+    runtimeDirFd = open(s.runtimePath.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  }
 
   RETURN_IF_ERROR(setUp(s, p, o, who, gpuDevices, asRoot, writable));
 
   if (o.holdFd >= 0) {
     if (getppid() != parent) _exit(1);  // The parent died before PDEATHSIG was armed.
-    signal(SIGINT, SIG_IGN);
-    signal(SIGHUP, SIG_IGN);
-    signal(SIGQUIT, SIG_IGN);
-    signal(SIGPIPE, SIG_IGN);
-    const char ready[] = "ready\n";
-    ssize_t n = write(o.holdFd, ready, sizeof ready - 1);
-    close(o.holdFd);
-    if (n != static_cast<ssize_t>(sizeof ready - 1)) _exit(1);
-    // Do not keep the caller's pipes open: it may read them to the end.
-    int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-    if (devnull >= 0) {
-      dup2(devnull, 0);
-      dup2(devnull, 1);
-      dup2(devnull, 2);
+    HolderReport report;
+    if (o.entrypoint) {
+      ASSIGN_OR_RETURN(report, runEntrypoint(p, entrypointEnvironment(callerEnv, p, o), asRoot));
     }
-    while (true) pause();
+    hold(s, target, o, report, runtimeDirFd);
   }
 
   std::vector<std::string> argv = o.command;
@@ -352,17 +577,8 @@ Status start(const Settings& s, const std::string& target, const StartOptions& o
     argv.insert(argv.end(), p.config.cmd.begin(), p.config.cmd.end());
   }
   if (argv.empty()) argv = {"/bin/sh"};
-  clearenv();
-  for (const auto& kv : env) {
-    size_t eq = kv.find('=');
-    setenv(kv.substr(0, eq).c_str(), kv.substr(eq + 1).c_str(), 1);
-  }
-  std::vector<char*> args;
-  for (auto& a : argv) args.push_back(a.data());
-  args.push_back(nullptr);
-  execvp(args[0], args.data());
-  int e = errno;
-  return notFound(errnoText("cannot run " + quoteForMessage(argv[0]) + " in the container", e));
+  if (asRoot) RETURN_IF_ERROR(installIdFakingFilter());
+  return execWith(argv, env);
 }
 
 }  // namespace corral::container

@@ -66,8 +66,8 @@ StatusOr<std::string> makeTempDir(const Settings& s, const std::string& purpose)
 // Builds a squashfs at `output` (which must not exist) from `lowers` (top
 // first) merged by a read-only overlay in a private namespace.
 Status squashMerged(const Settings& s, const std::vector<std::string>& lowers,
-                    const std::string& output) {
-  if (pathExists(output)) {
+                    const std::string& output, bool replace = false) {
+  if (!replace && pathExists(output)) {
     return conflict("file already exists: " + output + " (remove it or choose --output)");
   }
   ASSIGN_OR_RETURN(std::string tmp, makeTempDir(s, "squash"));
@@ -87,7 +87,8 @@ Status squashMerged(const Settings& s, const std::vector<std::string>& lowers,
     });
   }
   if (st.isOk() &&
-      renameat2(AT_FDCWD, partial.c_str(), AT_FDCWD, output.c_str(), RENAME_NOREPLACE) != 0) {
+      renameat2(AT_FDCWD, partial.c_str(), AT_FDCWD, output.c_str(),
+                replace ? 0 : RENAME_NOREPLACE) != 0) {
     st = internalError(errnoText("cannot write " + output, errno));
   }
   unlink(partial.c_str());
@@ -259,7 +260,8 @@ StatusOr<std::string> importImage(const Settings& s, const std::string& uri,
   return output;
 }
 
-Status exportContainer(const Settings& s, const std::string& name, const std::string& outputArg) {
+Status exportContainer(const Settings& s, const std::string& name, const std::string& outputArg,
+                       bool force) {
   ASSIGN_OR_RETURN(ContainerInfo info, inspect(s, name));
   ASSIGN_OR_RETURN(image::ImageConfig cfg, config(s, name));
   std::string output = outputArg.empty() ? name + ".sqsh" : outputArg;
@@ -272,7 +274,7 @@ Status exportContainer(const Settings& s, const std::string& name, const std::st
     lowers.push_back(info.path + "/rootfs");
   }
   Status st = writeConfigLayer(tmp + "/layer", cfg, "", false);
-  if (st.isOk()) st = squashMerged(s, lowers, output);
+  if (st.isOk()) st = squashMerged(s, lowers, output, force);
   Status cleanup = removeTree(tmp);
   (void)cleanup;
   return st;

@@ -68,11 +68,15 @@ const char* kStartUsage =
     "Options:\n"
     "  -r, --root               map the user to root in the container\n"
     "  -w, --rw                 make the container's root file system writable\n"
+    "      --ro                 make it read-only, whatever the settings say\n"
     "  -m, --mount SRC[:DST[:FLAGS]]  bind a node path into the container (FLAGS: ro, rw, bind,\n"
     "                           rbind, nosuid, nodev, noexec, joined by '+')\n"
     "  -e, --env NAME[=VALUE]   keep the caller's NAME, or set NAME, over the image's\n"
     "      --gpus LIST          GPU minors to expose (\"0,1\", \"0-3\")\n"
     "      --workdir DIR        working directory in the container\n"
+    "      --unshare LIST       namespaces of its own besides user and mount: net, ipc, uts\n"
+    "      --entrypoint         (with --hold-fd) run the image's entrypoint first and report\n"
+    "                           the environment it leaves\n"
     "      --hold-fd N          set up, write \"ready\" to fd N, and wait to be joined\n";
 
 int startCommand(const ct::Settings* settings, const Status& settingsError,
@@ -112,6 +116,18 @@ int startCommand(const ct::Settings* settings, const Status& settingsError,
       o.root = true;
     } else if (opt == "-w" || opt == "--rw") {
       o.writable = true;
+    } else if (opt == "--ro") {
+      o.readOnly = true;
+    } else if (opt == "--entrypoint") {
+      o.entrypoint = true;
+    } else if (opt == "--unshare") {
+      if (!need()) break;
+      auto u = ct::parseUnshare(v);
+      if (!u.isOk()) {
+        err = u.status();
+        break;
+      }
+      o.unshare = *u;
     } else if (opt == "-rw" || opt == "-wr") {
       o.root = o.writable = true;
     } else if (opt == "-m" || opt == "--mount") {
@@ -140,8 +156,8 @@ int startCommand(const ct::Settings* settings, const Status& settingsError,
       o.gpus = *g;
     } else if (opt == "--workdir") {
       if (!need()) break;
-      if (v.empty() || v[0] != '/') {
-        err = invalidArgument("--workdir must be an absolute path, got \"" + v + "\"");
+      if (v.empty()) {
+        err = invalidArgument("--workdir needs a directory");
         break;
       }
       o.workdir = v;
@@ -213,6 +229,11 @@ int main(int argc, char** argv) {
   cr->add_flag("-f,--force", createForce, "replace a container of the same name");
   cr->add_option("IMAGE", createImage, "a squashfs file, or docker://… to pull")->required();
 
+  int execPid = 0;
+  auto* exe = app.add_subcommand("exec", "run a command in a running container");
+  exe->add_option("PID", execPid, "a process of the container (`enroot list -f`)")->required();
+  // Everything after PID is the command's, options included.
+  exe->prefix_command();
   bool fancy = false;
   auto* ls = app.add_subcommand("list", "list containers");
   ls->add_flag("-f,--fancy", fancy, "show details");
@@ -226,6 +247,8 @@ int main(int argc, char** argv) {
   std::string exportOutput, exportName;
   auto* ex = app.add_subcommand("export", "write a container to a squashfs file");
   ex->add_option("-o,--output", exportOutput, "the squashfs file to write");
+  bool exportForce = false;
+  ex->add_flag("-f,--force", exportForce, "replace the file if it exists");
   ex->add_option("NAME", exportName, "the container")->required();
 
   CLI11_PARSE(app, argc, argv);
@@ -251,11 +274,19 @@ int main(int argc, char** argv) {
       for (const auto& c : *all) std::printf("%s\n", c.name.c_str());
       return 0;
     }
-    std::printf("%-32s %-8s %-19s %s\n", "NAME", "KIND", "CREATED", "IMAGE");
+    // As Enroot's: the name, then the pid of each running instance.
+    auto running = ct::allRunningHolders(s);
+    std::printf("%-32s %-8s %-8s %-19s %s\n", "NAME", "PID", "KIND", "CREATED", "IMAGE");
     for (const auto& c : *all) {
       bool overlay = c.kind == ct::Kind::kOverlay;
-      std::printf("%-32s %-8s %-19s %s\n", c.name.c_str(), overlay ? "overlay" : "copy",
-                  formatTime(c.createdUnix).c_str(), overlay ? c.lower.c_str() : "-");
+      std::vector<int> pids = running.count(c.name) ? running[c.name] : std::vector<int>{};
+      std::string pidText = pids.empty() ? "-" : std::to_string(pids.front());
+      std::printf("%-32s %-8s %-8s %-19s %s\n", c.name.c_str(), pidText.c_str(),
+                  overlay ? "overlay" : "copy", formatTime(c.createdUnix).c_str(),
+                  overlay ? c.lower.c_str() : "-");
+      for (size_t k = 1; k < pids.size(); ++k) {
+        std::printf("%-32s %-8d\n", "", pids[k]);
+      }
     }
     return 0;
   }
@@ -273,8 +304,13 @@ int main(int argc, char** argv) {
     }
     return rc;
   }
+  if (exe->parsed()) {
+    std::vector<std::string> cmd = exe->remaining();
+    if (cmd.empty()) return fail(invalidArgument("exec needs a command after the PID"));
+    return fail(ct::execInContainer(execPid, cmd));
+  }
   if (ex->parsed()) {
-    Status st = ct::exportContainer(s, exportName, exportOutput);
+    Status st = ct::exportContainer(s, exportName, exportOutput, exportForce);
     if (!st.isOk()) return fail(st);
     return 0;
   }

@@ -1,6 +1,8 @@
 #include "spank/options.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <regex>
 
 #include "container/container.h"
@@ -57,13 +59,18 @@ const std::vector<OptionInfo>& optionTable() {
        "[pyxis] do not run the image's entrypoint (default)"},
       {OptionId::kEnv, "container-env", "NAME[,NAME...]",
        "[pyxis] names of variables whose value on the node overrides the image's"},
+      {OptionId::kUnshare, "container-unshare", "NAMESPACE[,NAMESPACE...]",
+       "[pyxis] namespaces the container gets of its own: net, ipc, uts"},
+      {OptionId::kEntrypointLog, "container-entrypoint-log", nullptr,
+       "[pyxis] show what the image's entrypoint writes"},
   };
   return table;
 }
 
 bool Options::any() const {
   return !image.empty() || !mounts.empty() || !workdir.empty() || !name.empty() ||
-         !save.empty() || mountHome || remapRoot || writable || entrypoint || !env.empty();
+         !save.empty() || mountHome || remapRoot || writable || entrypoint || entrypointLog ||
+         !env.empty() || unshare;
 }
 
 Status setOption(Options& o, OptionId id, const std::string& arg) {
@@ -84,8 +91,7 @@ Status setOption(Options& o, OptionId id, const std::string& arg) {
       return Status::ok();
     }
     case OptionId::kWorkdir:
-      if (arg.empty() || arg[0] != '/')
-        return invalidArgument("--container-workdir: '" + arg + "' is not an absolute path");
+      if (arg.empty()) return invalidArgument("--container-workdir: the directory is empty");
       o.workdir = arg;
       return Status::ok();
     case OptionId::kName: {
@@ -108,20 +114,36 @@ Status setOption(Options& o, OptionId id, const std::string& arg) {
       return Status::ok();
     }
     case OptionId::kSave:
-      if (arg.empty() || arg.back() == '/')
-        return invalidArgument("--container-save: '" + arg + "' is not a file path");
+      if (arg.empty() || arg.back() == '/' || arg == "." || arg == ".." ||
+          (arg.size() >= 3 && arg.compare(arg.size() - 3, 3, "/..") == 0) ||
+          (arg.size() >= 2 && arg.compare(arg.size() - 2, 2, "/.") == 0))
+        return invalidArgument("--container-save: '" + arg + "' is a directory, not a file path");
       o.save = arg;
       return Status::ok();
     case OptionId::kMountHome: o.mountHome = true; return Status::ok();
     case OptionId::kNoMountHome: o.mountHome = false; return Status::ok();
     case OptionId::kRemapRoot: o.remapRoot = true; return Status::ok();
     case OptionId::kNoRemapRoot: o.remapRoot = false; return Status::ok();
-    case OptionId::kWritable: o.writable = true; return Status::ok();
-    case OptionId::kReadonly: o.writable = false; return Status::ok();
+    case OptionId::kWritable:
+    case OptionId::kReadonly: {
+      bool w = id == OptionId::kWritable;
+      if (o.writable.has_value() && *o.writable != w)
+        return invalidArgument("--container-writable and --container-readonly are mutually exclusive");
+      o.writable = w;
+      return Status::ok();
+    }
+    case OptionId::kEntrypointLog: o.entrypointLog = true; return Status::ok();
+    case OptionId::kUnshare: {
+      auto u = container::parseUnshare(arg);
+      if (!u.isOk()) return u.status().withContext("--container-unshare");
+      o.unshare = *u;
+      return Status::ok();
+    }
     case OptionId::kEntrypoint: o.entrypoint = true; return Status::ok();
     case OptionId::kNoEntrypoint: o.entrypoint = false; return Status::ok();
     case OptionId::kEnv: {
       static const std::regex re("[A-Za-z_][A-Za-z0-9_]*");
+      if (arg.empty()) return invalidArgument("--container-env: no variable named");
       std::vector<std::string> names;
       size_t start = 0;
       while (start <= arg.size()) {
@@ -155,7 +177,8 @@ Status applyEnvironmentDefaults(Options& o, const std::map<std::string, std::str
                         Text{"PYXIS_CONTAINER_WORKDIR", OptionId::kWorkdir, o.workdir.empty()},
                         Text{"PYXIS_CONTAINER_NAME", OptionId::kName, o.name.empty()},
                         Text{"PYXIS_CONTAINER_SAVE", OptionId::kSave, o.save.empty()},
-                        Text{"PYXIS_CONTAINER_ENV", OptionId::kEnv, o.env.empty()}}) {
+                        Text{"PYXIS_CONTAINER_ENV", OptionId::kEnv, o.env.empty()},
+                        Text{"PYXIS_CONTAINER_UNSHARE", OptionId::kUnshare, !o.unshare}}) {
     if (!t.unset) continue;
     if (const std::string* v = get(t.var)) RETURN_IF_ERROR(setOption(o, t.id, *v).withContext(t.var));
   }
@@ -168,7 +191,8 @@ Status applyEnvironmentDefaults(Options& o, const std::map<std::string, std::str
                         Flag{"PYXIS_CONTAINER_REMAP_ROOT", &o.remapRoot, false},
                         Flag{"PYXIS_CONTAINER_WRITABLE", &o.writable, false},
                         Flag{"PYXIS_CONTAINER_READONLY", &o.writable, true},
-                        Flag{"PYXIS_CONTAINER_ENTRYPOINT", &o.entrypoint, false}}) {
+                        Flag{"PYXIS_CONTAINER_ENTRYPOINT", &o.entrypoint, false},
+                        Flag{"PYXIS_CONTAINER_ENTRYPOINT_LOG", &o.entrypointLog, false}}) {
     if (f.field->has_value()) continue;
     if (const std::string* v = get(f.var)) {
       ASSIGN_OR_RETURN(bool b, parseBool(f.var, *v));
@@ -209,10 +233,20 @@ Resolved resolve(const Options& o, const PluginArgs& a) {
   r.remapRoot = o.remapRoot.value_or(a.remapRoot);
   r.writable = o.writable.value_or(a.writable);
   r.entrypoint = o.entrypoint.value_or(a.executeEntrypoint);
+  r.entrypointLog = o.entrypointLog.value_or(false);
+  r.unshare = o.unshare.value_or(container::Unshare{});
   return r;
 }
 
+bool namesUnnamedContainer(const Options& o, unsigned job) {
+  std::string prefix = std::to_string(job) + ".";
+  if (o.name.size() <= prefix.size() || o.name.compare(0, prefix.size(), prefix) != 0) return false;
+  return std::all_of(o.name.begin() + static_cast<long>(prefix.size()), o.name.end(),
+                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+}
+
 std::string containerName(const Options& o, unsigned job, unsigned step) {
+  if (namesUnnamedContainer(o, job)) return "pyxis_" + o.name;
   if (!o.name.empty()) return "pyxis_" + std::to_string(job) + "_" + o.name;
   return "pyxis_" + std::to_string(job) + "." + std::to_string(step);
 }
@@ -237,10 +271,21 @@ std::vector<std::string> startCommand(const PluginArgs& a, const Resolved& r,
                                       const std::vector<std::string>& extraMounts) {
   std::vector<std::string> cmd = {a.runtimePath, "start", "--hold-fd", std::to_string(holdFd)};
   if (r.remapRoot) cmd.push_back("--root");
-  if (r.writable) cmd.push_back("--rw");
+  cmd.push_back(r.writable ? "--rw" : "--ro");
   cmd.insert(cmd.end(), {"--gpus", gpus});
   if (!r.options.workdir.empty()) cmd.insert(cmd.end(), {"--workdir", r.options.workdir});
-  if (r.mountHome && !home.empty()) cmd.insert(cmd.end(), {"--mount", home + ":" + home});
+  if (r.unshare.any()) {
+    std::string list;
+    for (auto [on, ns] : {std::pair{r.unshare.net, "net"}, std::pair{r.unshare.ipc, "ipc"},
+                          std::pair{r.unshare.uts, "uts"}}) {
+      if (on) list += (list.empty() ? "" : ",") + std::string(ns);
+    }
+    cmd.insert(cmd.end(), {"--unshare", list});
+  }
+  if (r.entrypoint) cmd.push_back("--entrypoint");
+  for (const auto& k : r.options.env) cmd.insert(cmd.end(), {"--env", k});
+  if (r.mountHome && !home.empty())
+    cmd.insert(cmd.end(), {"--mount", home + ":" + (r.remapRoot ? "/root" : home)});
   for (const auto& m : extraMounts) cmd.insert(cmd.end(), {"--mount", m});
   if (!r.options.mounts.empty()) {
     // One --mount per entry of Pyxis' comma-separated list.
@@ -260,22 +305,92 @@ std::vector<std::string> startCommand(const PluginArgs& a, const Resolved& r,
 
 std::vector<std::string> exportCommand(const PluginArgs& a, const std::string& name,
                                        const std::string& path) {
-  return {a.runtimePath, "export", "--output", path, name};
+  return {a.runtimePath, "export", "--force", "--output", path, name};
 }
 
-std::map<std::string, std::string> taskEnvironment(const std::vector<std::string>& imageEnv,
-                                                   const std::vector<std::string>& keepNames,
-                                                   const std::map<std::string, std::string>& gpuEnv) {
-  std::map<std::string, std::string> out;
+namespace {
+
+const std::string* lookup(const std::map<std::string, std::string>& env, const std::string& k) {
+  auto it = env.find(k);
+  return it == env.end() ? nullptr : &it->second;
+}
+
+// Enroot's PMIx hook: the client inside uses the components Slurm's server
+// chose.
+void addPmixSelections(const std::map<std::string, std::string>& jobEnv, TaskEnvironment& out) {
+  const std::string* mpi = lookup(jobEnv, "SLURM_MPI_TYPE");
+  if (mpi && mpi->rfind("pmix", 0) != 0) return;
+  for (auto [from, to] : {std::pair{"PMIX_PTL_MODULE", "PMIX_MCA_ptl"},
+                          std::pair{"PMIX_SECURITY_MODE", "PMIX_MCA_psec"},
+                          std::pair{"PMIX_GDS_MODULE", "PMIX_MCA_gds"}}) {
+    const std::string* v = lookup(jobEnv, from);
+    if (v && !v->empty() && !lookup(jobEnv, to) && !out.set.count(to)) out.set[to] = *v;
+  }
+}
+
+// Enroot's PyTorch hook: torch.distributed's variables from Slurm's.
+void addPytorchVariables(const std::map<std::string, std::string>& jobEnv,
+                         const std::string& firstNode, TaskEnvironment& out) {
+  if (!out.set.count("PYTORCH_VERSION")) return;
+  auto unset = [&](const char* k) { return !out.set.count(k) && !lookup(jobEnv, k); };
+  auto number = [&](const char* k, long fallback) {
+    const std::string* v = lookup(jobEnv, k);
+    if (!v || v->empty()) return fallback;
+    char* end = nullptr;
+    long n = std::strtol(v->c_str(), &end, 10);
+    return *end ? fallback : n;
+  };
+  if (!firstNode.empty() && unset("MASTER_ADDR")) out.set["MASTER_ADDR"] = firstNode;
+  if (lookup(jobEnv, "SLURM_JOB_ID") && unset("MASTER_PORT"))
+    out.set["MASTER_PORT"] = std::to_string(number("SLURM_JOB_ID", 0) % 4536 + 61000);
+  for (auto [k, from] : {std::pair{"WORLD_SIZE", "SLURM_NTASKS"}, std::pair{"RANK", "SLURM_PROCID"},
+                         std::pair{"LOCAL_RANK", "SLURM_LOCALID"}}) {
+    if (const std::string* v = lookup(jobEnv, from); v && unset(k)) out.set[k] = *v;
+  }
+  if (number("SLURM_STEP_NUM_TASKS", 1) > number("SLURM_STEP_NUM_NODES", 1) &&
+      unset("OMP_NUM_THREADS"))
+    out.set["OMP_NUM_THREADS"] = "1";
+}
+
+}  // namespace
+
+TaskEnvironment taskEnvironment(const std::vector<std::string>& imageEnv,
+                                const std::vector<std::string>& keepNames,
+                                const std::map<std::string, std::string>& gpuEnv,
+                                const std::map<std::string, std::string>& jobEnv,
+                                const std::string& firstNode) {
+  auto kept = [&](const std::string& k) {
+    return std::find(keepNames.begin(), keepNames.end(), k) != keepNames.end();
+  };
+  TaskEnvironment out;
+  for (const char* k : {"LANG", "LANGUAGE", "LC_ALL"}) {
+    if (!kept(k) && jobEnv.count(k)) out.unset.push_back(k);
+  }
   for (const auto& kv : imageEnv) {
     auto eq = kv.find('=');
     if (eq == std::string::npos || eq == 0) continue;
     std::string k = kv.substr(0, eq);
-    if (std::find(keepNames.begin(), keepNames.end(), k) != keepNames.end()) continue;
-    out[k] = kv.substr(eq + 1);
+    // --container-env NAME keeps the job's NAME; an unset NAME keeps the image's.
+    if (kept(k) && jobEnv.count(k)) continue;
+    out.set[k] = kv.substr(eq + 1);
   }
-  for (const auto& [k, v] : gpuEnv) out[k] = v;
+  for (const auto& [k, v] : gpuEnv) out.set[k] = v;
+  addPmixSelections(jobEnv, out);
+  addPytorchVariables(jobEnv, firstNode, out);
+  // Nothing set is also unset.
+  out.unset.erase(std::remove_if(out.unset.begin(), out.unset.end(),
+                                 [&](const std::string& k) { return out.set.count(k) > 0; }),
+                  out.unset.end());
   return out;
+}
+
+std::vector<std::string> pmixMounts(const std::map<std::string, std::string>& jobEnv) {
+  const std::string* mpi = lookup(jobEnv, "SLURM_MPI_TYPE");
+  if (mpi && mpi->rfind("pmix", 0) != 0) return {};
+  const std::string* dir = lookup(jobEnv, "PMIX_SERVER_TMPDIR");
+  if (!dir || dir->empty() || (*dir)[0] != '/' || dir->find_first_of(":,") != std::string::npos)
+    return {};
+  return {*dir + ":" + *dir + ":rw+nosuid+nodev+noexec"};
 }
 
 }  // namespace corral::spank

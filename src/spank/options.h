@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "container/container.h"
 #include "corral/status.h"
 
 namespace corral::spank {
@@ -30,6 +31,8 @@ enum class OptionId {
   kEntrypoint,
   kNoEntrypoint,
   kEnv,
+  kUnshare,
+  kEntrypointLog,
 };
 
 struct OptionInfo {
@@ -52,7 +55,7 @@ enum class NameMode {
 struct Options {
   std::string image;   // Reference or squashfs path; empty: no container.
   std::string mounts;  // Pyxis' list, checked by parseMountList.
-  std::string workdir;
+  std::string workdir;  // Absolute, or relative to the container's root.
   std::string name;
   NameMode nameMode = NameMode::kAuto;
   std::string save;
@@ -60,7 +63,9 @@ struct Options {
   std::optional<bool> remapRoot;
   std::optional<bool> writable;
   std::optional<bool> entrypoint;
+  std::optional<bool> entrypointLog;  // Show what the entrypoint wrote.
   std::vector<std::string> env;  // Names whose host value wins over the image's.
+  std::optional<container::Unshare> unshare;  // --container-unshare.
 
   bool any() const;  // Whether any container option was given.
 };
@@ -71,8 +76,9 @@ struct Options {
 Status setOption(Options& o, OptionId id, const std::string& arg);
 
 // PYXIS_CONTAINER_IMAGE, _MOUNTS, _WORKDIR, _NAME, _SAVE, _MOUNT_HOME,
-// _REMAP_ROOT, _WRITABLE, _READONLY, _ENTRYPOINT, _ENV fill what the command
-// line left unset (booleans: 1/0, y/n, yes/no, true/false).
+// _REMAP_ROOT, _WRITABLE, _READONLY, _ENTRYPOINT, _ENTRYPOINT_LOG, _ENV and
+// _UNSHARE fill what the command line left unset (booleans: 1/0, y/n,
+// yes/no, true/false).
 Status applyEnvironmentDefaults(Options& o, const std::map<std::string, std::string>& env);
 
 // The plugin's arguments in plugstack.conf ("runtime_path=/x/enroot
@@ -94,19 +100,26 @@ struct Resolved {
   bool remapRoot = true;
   bool writable = true;
   bool entrypoint = false;
+  bool entrypointLog = false;
+  container::Unshare unshare;
 };
 Resolved resolve(const Options& o, const PluginArgs& a);
 
 // The container's name in the user's data path: "pyxis_<job>_<name>" for a
 // named container (it lives as long as the job), "pyxis_<job>.<step>" for an
-// unnamed one (removed at the step's end).
+// unnamed one (removed at the step's end). A name "<job>.<step>" of this job
+// is that step's unnamed container, which a later step may attach to.
 std::string containerName(const Options& o, unsigned job, unsigned step);
 bool isJobContainer(const std::string& containerName, unsigned job);
+bool namesUnnamedContainer(const Options& o, unsigned job);
 
 // `enroot create` for the step (--force never: an existing name is used).
 std::vector<std::string> createCommand(const PluginArgs& a, const Resolved& r,
                                        const std::string& name);
-// `enroot start --hold-fd FD …` for the step's holder process.
+// `enroot start --hold-fd FD …` for the step's holder process. `home` is
+// the job's $HOME (mounted at /root under remap-root, else at itself);
+// relative mount sources are left for the runtime to resolve in the job's
+// working directory.
 std::vector<std::string> startCommand(const PluginArgs& a, const Resolved& r,
                                       const std::string& name, int holdFd,
                                       const std::string& gpus, const std::string& home,
@@ -115,11 +128,29 @@ std::vector<std::string> startCommand(const PluginArgs& a, const Resolved& r,
 std::vector<std::string> exportCommand(const PluginArgs& a, const std::string& name,
                                        const std::string& path);
 
-// The environment a task gets inside the container: the image's variables
-// override the host's except the names in --container-env; `gpuEnv` (from
-// the runtime) is applied last. Returns what to set; `host` is unchanged.
-std::map<std::string, std::string> taskEnvironment(const std::vector<std::string>& imageEnv,
-                                                   const std::vector<std::string>& keepNames,
-                                                   const std::map<std::string, std::string>& gpuEnv);
+// What a task's environment becomes inside the container.
+struct TaskEnvironment {
+  std::map<std::string, std::string> set;
+  std::vector<std::string> unset;
+};
+
+// The environment a task gets inside the container, from `jobEnv` (the
+// task's environment on the node): the image's variables (or what its
+// entrypoint left) override the job's, except the names in --container-env
+// that the job sets; LANG, LANGUAGE and LC_ALL are dropped unless named
+// there; `gpuEnv` (from the runtime) is applied last. For PMIx steps the
+// PMIX_MCA_{ptl,psec,gds} selections that Slurm's server expects, and for
+// images with PYTORCH_VERSION torch.distributed's MASTER_ADDR, MASTER_PORT,
+// WORLD_SIZE, RANK and LOCAL_RANK, as Enroot's hooks give them.
+// `firstNode` is the step's first node (for MASTER_ADDR).
+TaskEnvironment taskEnvironment(const std::vector<std::string>& imageEnv,
+                                const std::vector<std::string>& keepNames,
+                                const std::map<std::string, std::string>& gpuEnv,
+                                const std::map<std::string, std::string>& jobEnv,
+                                const std::string& firstNode = "");
+
+// Mounts the step needs besides the user's: the PMIx server's directory
+// (PMIX_SERVER_TMPDIR) when the step runs under PMIx.
+std::vector<std::string> pmixMounts(const std::map<std::string, std::string>& jobEnv);
 
 }  // namespace corral::spank

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "container/container.h"
+#include "slurm/hostlist.h"
 #include "spank/devices.h"
 #include "spank/options.h"
 
@@ -61,8 +62,10 @@ struct State {
   std::string name;
   pid_t holder = 0;
   bool ownHolder = false;
+  bool createdContainer = false;  // This step made it (removed if it fails).
   std::string workdir;
-  std::vector<std::string> imageEnv;
+  std::string cwd;  // The job's working directory on the node ($PWD).
+  std::vector<std::string> imageEnv;  // The image's, or what its entrypoint left.
   std::map<std::string, std::string> gpuEnv;
   container::Identity who;
   std::vector<gid_t> groups;
@@ -129,6 +132,14 @@ std::map<std::string, std::string> toMap(const std::vector<std::string>& env) {
   return m;
 }
 
+// Relative paths the user gave (mount sources, --container-save) are the
+// job's working directory's, as they would be for a command of the job.
+void enterJobDirectory() {
+  if (g.cwd.empty() || chdir(g.cwd.c_str()) != 0) {
+    if (chdir("/") != 0) _exit(126);
+  }
+}
+
 // In a forked child of slurmstepd (euid the user's, real uid root): become
 // the job's user for good.
 void becomeUser() {
@@ -160,6 +171,7 @@ void resetChild() {
   int devnull = open("/dev/null", O_RDONLY);
   if (devnull >= 0) dup2(devnull, 0);
   becomeUser();
+  enterJobDirectory();
   auto args = cstrings(argv);
   auto envs = g.jobEnv;
   auto envp = cstrings(envs);
@@ -242,18 +254,20 @@ std::string lastLines(const std::string& text) {
   return errors.empty() ? last : errors;
 }
 
-// Starts the holder; its pid once it reports "ready".
-StatusOr<pid_t> startHolder(std::vector<std::string> argv) {
+// Starts the holder; its pid once it reports "ready", and its report.
+StatusOr<pid_t> startHolder(std::vector<std::string> argv, container::HolderReport& report) {
   int p[2];
   if (pipe2(p, O_CLOEXEC) != 0) return internalError(std::string("pipe: ") + strerror(errno));
   pid_t pid = fork();
   if (pid < 0) return internalError(std::string("fork: ") + strerror(errno));
   if (pid == 0) {
     resetChild();
+    // Its errors come back on the hold descriptor; nothing else is the user's.
     int devnull = open("/dev/null", O_RDWR);
     if (devnull >= 0) {
       dup2(devnull, 0);
       dup2(devnull, 1);
+      dup2(devnull, 2);
     }
     if (p[1] != kHoldFd) {
       dup2(p[1], kHoldFd);
@@ -261,6 +275,7 @@ StatusOr<pid_t> startHolder(std::vector<std::string> argv) {
       fcntl(kHoldFd, F_SETFD, 0);
     }
     becomeUser();
+    enterJobDirectory();
     auto args = cstrings(argv);
     auto envs = g.jobEnv;
     auto envp = cstrings(envs);
@@ -277,28 +292,43 @@ StatusOr<pid_t> startHolder(std::vector<std::string> argv) {
     if (answer.find('\n') != std::string::npos) break;
   }
   close(p[0]);
-  if (answer.rfind("ready", 0) == 0) return pid;
+  auto parsed = container::parseHolderAnswer(answer);
+  if (parsed.isOk()) {
+    report = *parsed;
+    return pid;
+  }
   kill(pid, SIGKILL);
   while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
   }
-  if (answer.rfind("error: ", 0) == 0) answer = answer.substr(7);
-  if (answer.empty()) answer = "the container's holder exited before it was ready";
-  return failedPrecondition(lastLines(answer));
+  return failedPrecondition(lastLines(parsed.status().message()));
 }
 
-std::string pidFile(const std::string& name) {
-  return g.settings.runtimePath + "/" + name + ".pid";
+// Whether the holder `pid` has a namespace of its own of `kind` ("net"…).
+bool ownNamespace(pid_t pid, const char* kind) {
+  struct stat a, b;
+  std::string mine = std::string("/proc/self/ns/") + kind;
+  std::string theirs = "/proc/" + std::to_string(pid) + "/ns/" + kind;
+  if (stat(mine.c_str(), &a) != 0 || stat(theirs.c_str(), &b) != 0) return false;
+  return a.st_ino != b.st_ino || a.st_dev != b.st_dev;
 }
 
-// The holder of a running named container of this job (--container-name
-// NAME:exec), or 0.
-pid_t runningHolder(const std::string& name) {
-  std::ifstream in(pidFile(name));
-  pid_t pid = 0;
-  if (!(in >> pid) || pid <= 0) return 0;
-  std::ifstream cmd("/proc/" + std::to_string(pid) + "/cmdline");
-  std::string c((std::istreambuf_iterator<char>(cmd)), std::istreambuf_iterator<char>());
-  return c.find("--hold-fd") != std::string::npos ? pid : 0;
+// Joining a running container: it must already have the namespaces asked for.
+Status checkAttach(pid_t pid, const container::Unshare& want) {
+  const struct {
+    bool wanted;
+    const char* kind;
+    const char* option;
+    const char* what;
+  } checks[] = {{want.net, "net", "net", "network"},
+                {want.ipc, "ipc", "ipc", "IPC"},
+                {want.uts, "uts", "uts", "UTS"}};
+  for (const auto& c : checks) {
+    if (c.wanted && !ownNamespace(pid, c.kind))
+      return failedPrecondition(std::string("--container-unshare=") + c.option +
+                                " requested but the container is not in a separate " + c.what +
+                                " namespace");
+  }
+  return Status::ok();
 }
 
 // The job's user; with `settings`, also their runtime settings (which makes
@@ -342,14 +372,24 @@ std::string stepGpus(spank_t sp) {
   return gpus == "NoDevFiles" ? "" : gpus;
 }
 
+// Prints what the image's entrypoint wrote, line by line, to the user.
+void showEntrypointLog(const std::string& log) {
+  std::istringstream in(log);
+  for (std::string line; std::getline(in, line);) slurm_spank_log("%s", line.c_str());
+}
+
+// The step's container: a running one of the same name to join, or one
+// made (if need be) and started by a holder of this step.
 Status prepareStep(spank_t sp) {
   uint32_t job = 0, step = 0;
   spank_get_item(sp, S_JOB_ID, &job);
   spank_get_item(sp, S_JOB_STEPID, &step);
   auto r = spank::resolve(g.options, g.args);
   g.name = spank::containerName(g.options, job, step);
+  auto jobEnv = toMap(g.jobEnv);
+  g.cwd = jobEnv.count("PWD") ? jobEnv["PWD"] : "";
 
-  std::vector<std::string> extraMounts;
+  std::vector<std::string> extraMounts = spank::pmixMounts(jobEnv);
   if (step == kBatchStep) {
     // The batch script runs inside: it has to be there, at its own path.
     int argc = 0;
@@ -358,16 +398,27 @@ Status prepareStep(spank_t sp) {
       extraMounts.push_back(std::string(argv[0]) + ":" + argv[0] + ":ro");
   }
 
-  bool exists = container::exists(g.settings, g.name);
-  if (!g.options.name.empty() && g.options.nameMode == spank::NameMode::kExec) {
-    pid_t pid = runningHolder(g.name);
-    if (pid == 0)
+  // A running container of that name (another step's) is joined, unless the
+  // name says :no_exec or :create.
+  bool named = !g.options.name.empty();
+  auto mode = g.options.nameMode;
+  if (named && (mode == spank::NameMode::kAuto || mode == spank::NameMode::kExec)) {
+    auto running = container::runningHolders(g.settings, g.name);
+    if (!running.empty()) {
+      g.holder = running.front();
+      g.ownHolder = false;
+      RETURN_IF_ERROR(checkAttach(g.holder, r.unshare));
+      if (!g.options.mounts.empty())
+        slurm_spank_log("pyxis: ignoring --container-mounts when attaching to a running container");
+    } else if (mode == spank::NameMode::kExec) {
       return failedPrecondition("--container-name " + g.options.name +
                                 ":exec: no running container of that name in this job");
-    g.holder = pid;
-    g.ownHolder = false;
-  } else {
-    if (exists && g.options.nameMode == spank::NameMode::kCreate)
+    }
+  }
+
+  bool exists = container::exists(g.settings, g.name);
+  if (g.holder == 0) {
+    if (exists && mode == spank::NameMode::kCreate)
       return failedPrecondition("--container-name " + g.options.name +
                                 ":create: a container of that name already exists in this job");
     if (!exists) {
@@ -377,6 +428,7 @@ Status prepareStep(spank_t sp) {
       std::string out;
       int rc = runAsUser(spank::createCommand(g.args, r, g.name), out);
       if (rc != 0) return failedPrecondition(lastLines(out));
+      g.createdContainer = true;
     }
   }
 
@@ -392,10 +444,12 @@ Status prepareStep(spank_t sp) {
   g.gpuEnv = container::gpuEnvironment(list.isOk() ? *list : std::vector<int>{});
 
   if (g.holder == 0) {
-    auto pid = startHolder(spank::startCommand(g.args, r, g.name, kHoldFd, gpus,
-                                               g.who.home, extraMounts));
+    std::string home = jobEnv.count("HOME") && !jobEnv["HOME"].empty() ? jobEnv["HOME"] : g.who.home;
+    container::HolderReport report;
+    auto pid = startHolder(
+        spank::startCommand(g.args, r, g.name, kHoldFd, gpus, home, extraMounts), report);
     if (!pid.isOk()) {
-      if (!exists && g.options.name.empty()) {
+      if (g.createdContainer && !named) {
         std::string out;
         runAsUser({g.args.runtimePath, "remove", "--force", g.name}, out);
       }
@@ -403,12 +457,20 @@ Status prepareStep(spank_t sp) {
     }
     g.holder = *pid;
     g.ownHolder = true;
-    if (!g.options.name.empty()) {
-      std::ofstream(pidFile(g.name)) << g.holder << "\n";
-    }
+    if (!report.env.empty()) g.imageEnv = report.env;
+    if (r.entrypointLog) showEntrypointLog(report.entrypointLog);
   }
   g.active = true;
   return Status::ok();
+}
+
+// The step's first node, for torch.distributed's MASTER_ADDR.
+std::string firstNode(const std::map<std::string, std::string>& env) {
+  auto it = env.find("SLURM_STEP_NODELIST");
+  if (it == env.end()) it = env.find("SLURM_JOB_NODELIST");
+  if (it == env.end()) return "";
+  auto hosts = expandHostlist(it->second);
+  return hosts.isOk() && !hosts->empty() ? hosts->front() : "";
 }
 
 }  // namespace
@@ -475,27 +537,47 @@ int slurm_spank_user_init(spank_t sp, int, char**) {
 int slurm_spank_task_init(spank_t sp, int, char**) {
   if (!g.setupError.empty()) return -1;
   if (!g.active) return 0;
+  // The task's own environment (PMIx's and Slurm's per-task variables).
+  auto taskEnv = toMap(jobEnvironment(sp));
   std::string base = "/proc/" + std::to_string(g.holder) + "/ns/";
   int userns = open((base + "user").c_str(), O_RDONLY | O_CLOEXEC);
   int mntns = open((base + "mnt").c_str(), O_RDONLY | O_CLOEXEC);
   if (userns < 0 || mntns < 0) return fail("the container is gone: " + std::string(strerror(errno)));
+  // Namespaces the container has of its own besides user and mount.
+  std::vector<std::pair<int, int>> others;
+  for (auto [kind, flag] : {std::pair{"ipc", CLONE_NEWIPC}, std::pair{"uts", CLONE_NEWUTS},
+                            std::pair{"net", CLONE_NEWNET}}) {
+    if (!ownNamespace(g.holder, kind)) continue;
+    int fd = open((base + kind).c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return fail(std::string("the container's ") + kind + " namespace: " + strerror(errno));
+    others.emplace_back(fd, flag);
+  }
   if (setns(userns, CLONE_NEWUSER) != 0)
     return fail(std::string("joining the container's user namespace: ") + strerror(errno));
   if (setns(mntns, CLONE_NEWNS) != 0)
     return fail(std::string("joining the container's mount namespace: ") + strerror(errno));
   close(userns);
   close(mntns);
+  for (auto [fd, flag] : others) {
+    if (setns(fd, flag) != 0)
+      return fail(std::string("joining the container's namespaces: ") + strerror(errno));
+    close(fd);
+  }
+  // setns() left us at the container's root: a relative workdir is its.
   if (chdir(g.workdir.c_str()) != 0)
     return fail("working directory " + g.workdir + " in the container: " + strerror(errno));
-  for (const auto& [k, v] : spank::taskEnvironment(g.imageEnv, g.options.env, g.gpuEnv))
-    spank_setenv(sp, k.c_str(), v.c_str(), 1);
+  auto env = spank::taskEnvironment(g.imageEnv, g.options.env, g.gpuEnv, taskEnv, firstNode(taskEnv));
+  for (const auto& k : env.unset) spank_unsetenv(sp, k.c_str());
+  for (const auto& [k, v] : env.set) spank_setenv(sp, k.c_str(), v.c_str(), 1);
   // Steps that the batch script starts are not in this container unless
   // they ask for one themselves.
-  for (const auto& kv : jobEnvironment(sp)) {
-    std::string k = kv.substr(0, kv.find('='));
-    if (k.find("SPANK_OPTION_pyxis_") != std::string::npos)
-      spank_unsetenv(sp, k.c_str());
+  for (const auto& [k, v] : taskEnv) {
+    if (k.find("SPANK_OPTION_pyxis_") != std::string::npos) spank_unsetenv(sp, k.c_str());
   }
+  // As Enroot's containers: chown and set*id succeed without effect, so that
+  // package managers work as a remapped root that owns one uid.
+  Status filter = container::installIdFakingFilter();
+  if (!filter.isOk()) return fail(filter.message());
   return 0;
 }
 
@@ -506,9 +588,9 @@ int slurm_spank_exit(spank_t sp, int, char**) {
     kill(g.holder, SIGKILL);
     while (waitpid(g.holder, nullptr, 0) < 0 && errno == EINTR) {
     }
-    if (!g.options.name.empty()) unlink(pidFile(g.name).c_str());
   }
   if (!g.options.save.empty()) {
+    // A relative path is the job's working directory's (the runtime runs there).
     std::string out = runDetachedAsUser(spank::exportCommand(g.args, g.name, g.options.save));
     if (out.find("error") != std::string::npos)
       slurm_error("pyxis: saving the container to %s: %s", g.options.save.c_str(),

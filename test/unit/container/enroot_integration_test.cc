@@ -232,7 +232,7 @@ TEST_F(EnrootIntegrationTest, ExitCodesAndErrors) {
   EXPECT_THAT(r.err, HasSubstr("no such container"));
   r = run({"start", "-m", "/nonexistent:/x", "bb", "true"});
   EXPECT_EQ(r.rc, 1);
-  EXPECT_THAT(r.err, HasSubstr("mount source does not exist: /nonexistent"));
+  EXPECT_THAT(r.err, HasSubstr("mount source path does not exist: /nonexistent"));
   r = run({"start", "-m", "relative:/x", "bb", "true"});
   EXPECT_EQ(r.rc, 1);
   EXPECT_THAT(r.err, HasSubstr("absolute path"));
@@ -449,7 +449,7 @@ TEST_F(EnrootIntegrationTest, HoldFdReportsSetupErrors) {
   close(ready[0]);
   int status = 0;
   waitpid(holder, &status, 0);
-  EXPECT_EQ(got, "error: mount source does not exist: /nonexistent\n");
+  EXPECT_EQ(got, "error: mount source path does not exist: /nonexistent\n");
   EXPECT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 1);
 }

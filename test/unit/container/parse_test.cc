@@ -36,20 +36,82 @@ TEST(ParseMountList, SeveralWithFlags) {
   EXPECT_TRUE((*m)[3].noExec);
 }
 
-TEST(ParseMountList, EmptyListIsNoMounts) {
+TEST(ParseMountList, AnEmptyListIsAMistake) {
+  // Pyxis refuses `--container-mounts=`: an empty list is a typo, not "none".
   auto m = parseMountList("");
-  ASSERT_TRUE(m.isOk());
-  EXPECT_THAT(*m, IsEmpty());
+  ASSERT_FALSE(m.isOk());
+  EXPECT_THAT(m.status().message(), HasSubstr("empty"));
 }
 
-TEST(ParseMountList, RejectsRelativePaths) {
-  auto m = parseMountList("data:/data");
+TEST(ParseMountList, RelativeSourcesAndTargetsArePathsNamesAreNot) {
+  auto m = parseMountList("./:/test-mnt,./file.txt:/f,/home:../home");
+  ASSERT_TRUE(m.isOk()) << m.status().message();
+  EXPECT_EQ((*m)[0].source, "./");
+  EXPECT_EQ((*m)[1].source, "./file.txt");
+  EXPECT_EQ((*m)[2].target, "../home") << "start() refuses it: it leaves the root";
+  m = parseMountList("data:/data");
   ASSERT_FALSE(m.isOk());
   EXPECT_EQ(m.status().code(), Code::kInvalidArgument);
-  EXPECT_THAT(m.status().message(), HasSubstr("mount source must be an absolute path"));
+  EXPECT_THAT(m.status().message(), HasSubstr("mount source must be a relative path, an absolute path"));
   m = parseMountList("/data:data");
   ASSERT_FALSE(m.isOk());
-  EXPECT_THAT(m.status().message(), HasSubstr("mount destination must be an absolute path"));
+  EXPECT_THAT(m.status().message(), HasSubstr("mount destination must be a relative or an absolute path"));
+  EXPECT_FALSE(parseMountList("devpts:/mydevpts:ro").isOk());
+}
+
+TEST(ParseMountList, TmpfsWithItsOptionsAndUmount) {
+  auto m = parseMountList("tmpfs:/scratch:size=1G+huge=within_size+ro,umount:/root,/tmp:/mnt:unbindable+ro");
+  ASSERT_TRUE(m.isOk()) << m.status().message();
+  ASSERT_EQ(m->size(), 3u);
+  EXPECT_EQ((*m)[0].kind, MountKind::kTmpfs);
+  EXPECT_EQ((*m)[0].target, "/scratch");
+  EXPECT_EQ((*m)[0].data, "size=1G,huge=within_size");
+  EXPECT_TRUE((*m)[0].readOnly);
+  EXPECT_EQ((*m)[1].kind, MountKind::kUmount);
+  EXPECT_EQ((*m)[1].target, "/root");
+  EXPECT_EQ((*m)[2].kind, MountKind::kBind);
+  EXPECT_TRUE((*m)[2].unbindable);
+  EXPECT_TRUE((*m)[2].readOnly);
+  // tmpfs and umount need a destination; a bind does not take tmpfs options.
+  EXPECT_FALSE(parseMountList("tmpfs").isOk());
+  EXPECT_FALSE(parseMountList("umount").isOk());
+  EXPECT_FALSE(parseMountList("/a:/b:size=1G").isOk());
+}
+
+TEST(ParseUnshare, KnownNamespacesOnly) {
+  auto u = parseUnshare("net,uts");
+  ASSERT_TRUE(u.isOk());
+  EXPECT_TRUE(u->net);
+  EXPECT_TRUE(u->uts);
+  EXPECT_FALSE(u->ipc);
+  for (const char* bad : {"", "foo", "net,foo", "net,", "pid"}) {
+    auto b = parseUnshare(bad);
+    ASSERT_FALSE(b.isOk()) << bad;
+    EXPECT_THAT(b.status().message(), ::testing::AnyOf(HasSubstr("unknown namespace"), HasSubstr("no namespace")));
+  }
+}
+
+TEST(HolderReport, RoundTripsAndCarriesErrors) {
+  HolderReport r;
+  r.env = {"DOCKER_HOST=tcp://docker:2375", "PATH=/usr/bin"};
+  r.entrypointLog = "== CUDA ==\nline two\n";
+  std::string line = holderReportLine(r);
+  EXPECT_EQ(line.rfind("ready ", 0), 0u);
+  EXPECT_EQ(line.find('\n'), line.size() - 1) << "one line, whatever the log holds";
+  auto back = parseHolderAnswer(line);
+  ASSERT_TRUE(back.isOk()) << back.status().message();
+  EXPECT_EQ(back->env, r.env);
+  EXPECT_EQ(back->entrypointLog, r.entrypointLog);
+  auto plain = parseHolderAnswer("ready\n");
+  ASSERT_TRUE(plain.isOk());
+  EXPECT_TRUE(plain->env.empty());
+  auto err = parseHolderAnswer("error: mount source path does not exist: /x\n");
+  ASSERT_FALSE(err.isOk());
+  EXPECT_EQ(err.status().message(), "mount source path does not exist: /x");
+  auto gone = parseHolderAnswer("");
+  ASSERT_FALSE(gone.isOk());
+  EXPECT_THAT(gone.status().message(), HasSubstr("exited before it was ready"));
+  EXPECT_FALSE(parseHolderAnswer("ready {not json\n").isOk());
 }
 
 TEST(ParseMountList, RejectsEmptyEntriesAndUnknownFlags) {
