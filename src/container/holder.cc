@@ -30,10 +30,30 @@ using nlohmann::json;
 
 std::string holdersDir(const Settings& s) { return s.runtimePath + "/holders"; }
 
-// Whether `pid` is a live holder (an `enroot start --hold-fd`).
-bool isHolder(int pid) {
+// When process `pid` started (clock ticks since boot), "" if it is gone:
+// with the pid, it names one process even across pid reuse.
+std::string startTime(int pid) {
+  auto stat = readFile("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat.isOk()) return "";
+  size_t paren = stat->rfind(')');
+  if (paren == std::string::npos) return "";
+  // Fields after the command: state is 3rd, starttime the 22nd.
+  std::string rest = stat->substr(paren + 2);
+  size_t pos = 0;
+  for (int field = 3; field < 22 && pos != std::string::npos; ++field) {
+    pos = rest.find(' ', pos);
+    if (pos != std::string::npos) ++pos;
+  }
+  if (pos == std::string::npos) return "";
+  return rest.substr(pos, rest.find(' ', pos) - pos);
+}
+
+// Whether `pid` is the live holder a record names: an `enroot start
+// --hold-fd` that started when the record says.
+bool isHolder(int pid, const std::string& started) {
   auto cmd = readFile("/proc/" + std::to_string(pid) + "/cmdline");
-  return cmd.isOk() && cmd->find(std::string("--hold-fd\0", 10)) != std::string::npos;
+  return cmd.isOk() && cmd->find(std::string("--hold-fd\0", 10)) != std::string::npos &&
+         !started.empty() && startTime(pid) == started;
 }
 
 bool sameNamespace(int pid, const char* ns) {
@@ -81,9 +101,12 @@ Status recordHolder(const Settings& s, int runtimeDirFd, const std::string& name
   std::string rel = "holders/" + std::to_string(getpid());
   int fd = openat(runtimeDirFd, rel.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return internalError(errnoText("cannot record the holder in " + s.runtimePath, errno));
-  ssize_t n = write(fd, name.data(), name.size());
+  // "NAME\nSTARTTIME\n": a record outlives a pod's restart, and its pid may
+  // then be another process's.
+  std::string record = name + "\n" + startTime(getpid()) + "\n";
+  ssize_t n = write(fd, record.data(), record.size());
   close(fd);
-  if (n != static_cast<ssize_t>(name.size())) return internalError("cannot record the holder");
+  if (n != static_cast<ssize_t>(record.size())) return internalError("cannot record the holder");
   return Status::ok();
 }
 
@@ -101,12 +124,18 @@ std::map<std::string, std::vector<int>> allRunningHolders(const Settings& s) {
   std::sort(pids.begin(), pids.end());
   for (int pid : pids) {
     std::string record = holdersDir(s) + "/" + std::to_string(pid);
-    auto name = readFile(record);
-    if (!name.isOk() || !isHolder(pid)) {
+    auto text = readFile(record);
+    std::string name, started;
+    if (text.isOk()) {
+      size_t nl = text->find('\n');
+      name = text->substr(0, nl);
+      if (nl != std::string::npos) started = text->substr(nl + 1, text->find('\n', nl + 1) - nl - 1);
+    }
+    if (name.empty() || !isHolder(pid, started)) {
       unlink(record.c_str());  // Its holder is gone: a stale record.
       continue;
     }
-    out[*name].push_back(pid);
+    out[name].push_back(pid);
   }
   return out;
 }

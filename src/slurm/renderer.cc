@@ -348,9 +348,10 @@ std::string renderEnrootConf(const ClusterRecord& r) {
   const ContainerSettings& c = r.spec.containers;
   std::ostringstream o;
   o << header(r)
-    << "# Containers' filesystems: node-local, per user.\n"
+    << "# Containers' filesystems: node-local, per user. The runtime path\n"
+       "# (running containers) is not under /tmp, which each job has its own of.\n"
        "ENROOT_DATA_PATH /var/tmp/enroot-data-user-$(id -u)\n"
-       "ENROOT_RUNTIME_PATH /tmp/enroot-runtime-user-$(id -u)\n";
+       "ENROOT_RUNTIME_PATH /var/tmp/enroot-runtime-user-$(id -u)\n";
   if (c.cachePath.empty()) {
     o << "# Pulled images: node-local (containers.cachePath shares them).\n"
          "ENROOT_CACHE_PATH /var/tmp/enroot-cache-user-$(id -u)\n";
