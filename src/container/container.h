@@ -198,6 +198,8 @@ Status execInContainer(int pid, const std::vector<std::string>& command);
 // Records the calling holder of `name` in the runtime path (opened as
 // `runtimeDirFd` before the container's mounts hid it), for runningHolders.
 Status recordHolder(const Settings& s, int runtimeDirFd, const std::string& name);
+// Removes the record of holder `pid` (which its killer calls once it is gone).
+void forgetHolder(const Settings& s, int pid);
 
 // Installs the seccomp filter Enroot gives containers: chown, setuid,
 // setgroups and their relatives succeed without doing anything, so that

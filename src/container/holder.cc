@@ -110,6 +110,10 @@ Status recordHolder(const Settings& s, int runtimeDirFd, const std::string& name
   return Status::ok();
 }
 
+void forgetHolder(const Settings& s, int pid) {
+  unlink((holdersDir(s) + "/" + std::to_string(pid)).c_str());
+}
+
 std::map<std::string, std::vector<int>> allRunningHolders(const Settings& s) {
   std::map<std::string, std::vector<int>> out;
   auto entries = listDirectory(holdersDir(s));

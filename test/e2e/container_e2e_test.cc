@@ -22,6 +22,8 @@ using nlohmann::json;
 constexpr const char* kCluster = "delta";
 constexpr const char* kBusybox = "registry:5000/test/busybox:1";
 constexpr const char* kOther = "registry:5000/test/other:2";
+// An image whose entrypoint fails before it hands over to the command.
+constexpr const char* kBrokenEntrypoint = "registry:5000/test/broken-entrypoint:1";
 
 int countOf(const std::string& text, const std::string& needle) {
   int n = 0;
@@ -67,12 +69,21 @@ class ContainerE2E : public ::testing::Test {
     makeBusyboxRoot(images + "/other", "corral-other");
     fs::create_directories(images + "/layer2/etc");
     std::ofstream(images + "/layer2/etc/motd") << "second layer\n";
+    fs::create_directories(images + "/entry");
+    std::ofstream(images + "/entry/entrypoint.sh") << "#!/bin/sh\necho entrypoint gives up >&2\nexit 3\n";
+    fs::permissions(images + "/entry/entrypoint.sh", fs::perms::owner_all | fs::perms::group_exec |
+                                                         fs::perms::others_exec,
+                    fs::perm_options::add);
     for (auto [ref, dirs] : std::vector<std::pair<std::string, std::vector<std::string>>>{
              {"/test/busybox:1", {images + "/busybox", images + "/layer2"}},
-             {"/test/other:2", {images + "/other"}}}) {
+             {"/test/other:2", {images + "/other"}},
+             {"/test/broken-entrypoint:1", {images + "/busybox", images + "/entry"}}}) {
       std::vector<std::string> argv = {binary("corral-imagectl"), "push", "--http",
                                        "--env", "CORRAL_IMAGE=" + ref, "--workdir", "/tmp",
                                        registry_ + ref};
+      if (ref.find("entrypoint") != std::string::npos) {
+        argv.insert(argv.begin() + 3, {"--entrypoint", "/entrypoint.sh"});
+      }
       argv.insert(argv.end(), dirs.begin(), dirs.end());
       auto p = realProcessRunner().run(argv, {"", std::chrono::seconds(120), {}, {}});
       ASSERT_TRUE(p.isOk());
@@ -103,8 +114,12 @@ class ContainerE2E : public ::testing::Test {
     for (int i = 0; i < 50; ++i) {
       left = trim(h().podExec(kCluster, node,
                               "ls /var/tmp/enroot-data-user-0 2>/dev/null; "
+                              "ls /var/tmp/enroot-runtime-user-0/holders 2>/dev/null; "
+                              "grep -c ' /var/tmp/enroot-data' /proc/mounts; "
                               "ps -eo args | grep -c '^/.corral-bin/enroot start' ")
                       .out);
+      // No container, holder record, container mount or holder process.
+      if (left == "0\n0") left = "0";
       if (left == "0") break;
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
@@ -215,13 +230,87 @@ TEST_F(ContainerE2E, BadRequestsFailClearlyAndLeaveNothing) {
            {"--container-image=registry:5999/test/busybox:1", "unreachable"},
            {"--container-image='Not A Reference'", "malformed image reference"},
            {std::string("--container-image=") + kBusybox + " --container-mounts=/nonexistent:/x",
-            "/nonexistent"}}) {
+            "/nonexistent"},
+           {std::string("--container-image=") + kBusybox + " --container-mounts=/tmp:../../x",
+            "leaves the container's root"},
+           {std::string("--container-image=") + kBusybox +
+                " --container-mounts=tmpfs:/scratch:size=lots",
+            "cannot mount a tmpfs at /scratch"},
+           {std::string("--container-image=") + kBusybox + " --container-workdir=/no/such/dir",
+            "/no/such/dir: No such file or directory"},
+           {std::string("--container-image=") + kBrokenEntrypoint + " --container-entrypoint",
+            "entrypoint exited with status 3 before running the command: entrypoint gives up"},
+           {std::string("--container-image=") + kBusybox + " --container-unshare=pid",
+            "unknown namespace"},
+           {std::string("--container-image=") + kBusybox +
+                " --container-readonly --container-writable",
+            "mutually exclusive"}}) {
     auto r = run("srun -w slinky-0 " + c.args + " true");
     EXPECT_NE(r.exitCode, 0) << c.args;
     EXPECT_NE((r.out + r.err).find(c.expect), std::string::npos)
         << c.args << ": " << r.out << r.err;
     EXPECT_EQ(residue("slinky-0"), "0") << c.args;
   }
+}
+
+TEST_F(ContainerE2E, ABrokenEntrypointIsSkippedWithoutTheFlag) {
+  // The default is not to run it (plugstack.conf: execute_entrypoint off).
+  auto r = run(std::string("srun --container-image=") + kBrokenEntrypoint + " echo ran");
+  ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+  EXPECT_EQ(trim(r.out), "ran");
+}
+
+TEST_F(ContainerE2E, MpiJobsStartUnderPmixOnTwoNodes) {
+  // Open MPI (mpi4py) from the cluster image, wired by Slurm's PMIx server:
+  // four ranks on two nodes, a collective across both.
+  auto r = run("cat > /shared/mpi_hello.py <<'EOF'\n"
+               "from mpi4py import MPI\n"
+               "c = MPI.COMM_WORLD\n"
+               "s = c.allreduce(c.Get_rank())\n"
+               "print('rank', c.Get_rank(), 'of', c.Get_size(), 'on', MPI.Get_processor_name(),"
+               " 'sum', s, flush=True)\n"
+               "EOF\n"
+               "srun --mpi=pmix -N2 -n4 python3 /shared/mpi_hello.py | sort");
+  ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+  EXPECT_EQ(countOf(r.out, "of 4 on"), 4) << r.out;
+  EXPECT_EQ(countOf(r.out, "sum 6"), 4) << r.out;
+  EXPECT_NE(r.out.find("on slinky-0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("on slinky-1"), std::string::npos) << r.out;
+  for (int rank = 0; rank < 4; ++rank)
+    EXPECT_NE(r.out.find("rank " + std::to_string(rank) + " of 4"), std::string::npos) << r.out;
+}
+
+TEST_F(ContainerE2E, StepsJoinARunningNamedContainerAndItsNamespaces) {
+  // A step with its own network namespace keeps running; a later step of the
+  // job that names it joins it (same namespace, and its own mounts are
+  // ignored with a notice); enroot list -f shows the holder.
+  std::string script = R"(
+srun -n1 --container-image=IMAGE --container-name=svc --container-unshare=net sleep 30 &
+for i in $(seq 100); do
+  srun --overlap -n1 enroot list -f | grep -q "_svc  *[0-9]" && break
+  sleep 0.2
+done
+echo host=$(srun --overlap -n1 readlink /proc/self/ns/net)
+srun --overlap -n1 --container-name=svc --container-mounts=/tmp:/mnt/x \
+  sh -c 'echo inside=$(readlink /proc/self/ns/net); test -e /mnt/x || echo no-x'
+srun --overlap -n1 --container-name=svc:no_exec sh -c 'echo fresh=$(readlink /proc/self/ns/net)'
+kill %1
+wait
+)";
+  script.replace(script.find("IMAGE"), 5, kBusybox);
+  ASSERT_EQ(h().podExec(kCluster, "login", "cat > /shared/attach.sh <<'EOF'\n" + script + "EOF\n").exitCode, 0);
+  auto r = run("salloc -N1 -w slinky-0 bash /shared/attach.sh");
+  ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+  auto value = [&](const std::string& key) {
+    auto p = r.out.find(key + "=");
+    return p == std::string::npos ? std::string() : r.out.substr(p + key.size() + 1, r.out.find('\n', p) - p - key.size() - 1);
+  };
+  ASSERT_FALSE(value("inside").empty()) << r.out << r.err;
+  EXPECT_NE(value("inside"), value("host")) << r.out;
+  EXPECT_EQ(value("fresh"), value("host")) << ":no_exec starts it again, without --container-unshare";
+  EXPECT_NE(r.out.find("no-x"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("ignoring --container-mounts"), std::string::npos) << r.err;
+  EXPECT_EQ(residue("slinky-0"), "0");
 }
 
 }  // namespace

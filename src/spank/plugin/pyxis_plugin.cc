@@ -588,6 +588,7 @@ int slurm_spank_exit(spank_t sp, int, char**) {
     kill(g.holder, SIGKILL);
     while (waitpid(g.holder, nullptr, 0) < 0 && errno == EINTR) {
     }
+    container::forgetHolder(g.settings, g.holder);
   }
   if (!g.options.save.empty()) {
     // A relative path is the job's working directory's (the runtime runs there).
