@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "container/container.h"
+#include "image/image.h"
 #include "slurm/hostlist.h"
 #include "spank/devices.h"
 #include "spank/options.h"
@@ -427,7 +428,12 @@ Status prepareStep(spank_t sp) {
                                ": no such container yet, and no --container-image to make it from");
       std::string out;
       int rc = runAsUser(spank::createCommand(g.args, r, g.name), out);
-      if (rc != 0) return failedPrecondition(lastLines(out));
+      if (rc != 0) {
+        // Pyxis' words, which users' scripts and log searches look for.
+        bool file = image::isSquashfsPath(g.options.image);
+        return failedPrecondition((file ? "failed to create container from " : "failed to import docker image: ") +
+                                  g.options.image + ": " + lastLines(out));
+      }
       g.createdContainer = true;
     }
   }
