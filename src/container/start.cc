@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 
 #include "common/files.h"
 #include "common/text.h"
@@ -361,6 +362,40 @@ void addUser(int rootFd, const Identity& who) {
   if (getgrgid_r(who.gid, &gr, buf.data(), buf.size(), &res) == 0 && res) group = res->gr_name;
   if (group.empty()) group = "group" + std::to_string(who.gid);
   add("/etc/group", who.gid, 2, group + ":x:" + std::to_string(who.gid) + ":");
+  // And a shadow entry, as Enroot's shadow hook makes (pwck): PAM's account
+  // check (sshd in a container, su) refuses a user it has none for.
+  auto shadow = openInRoot(rootFd, "/etc/shadow", Create::kNo);
+  if (!shadow.isOk()) return;
+  Fd hold(*shadow);
+  auto text = readFile(fdPath(hold.get()));
+  if (!text.isOk() || text->rfind(user + ":", 0) == 0 || text->find("\n" + user + ":") != std::string::npos)
+    return;
+  int w = open(fdPath(hold.get()).c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (w < 0) return;
+  std::string line = (!text->empty() && text->back() != '\n' ? "\n" : "") + user + ":*:" +
+                     std::to_string(time(nullptr) / 86400) + ":0:99999:7:::\n";
+  ssize_t n = write(w, line.data(), line.size());
+  (void)n;
+  close(w);
+}
+
+// Enroot's apt fix: a remapped root owns one uid, so apt's switch to its
+// `_apt` sandbox user (which the seccomp filter fakes) would fail its own
+// check ("Could not switch group"); apt is told to stay root. Debian-based
+// images only; best effort.
+void keepAptAsRoot(int rootFd) {
+  auto debian = openInRoot(rootFd, "/etc/debian_version", Create::kNo);
+  if (!debian.isOk()) return;
+  close(*debian);
+  auto dir = openInRoot(rootFd, "/etc/apt/apt.conf.d", Create::kDirectory);
+  if (!dir.isOk()) return;
+  Fd hold(*dir);
+  int fd = openat(hold.get(), "enroot", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  const char text[] = "APT::Sandbox::User \"root\";\n";
+  ssize_t n = write(fd, text, sizeof text - 1);
+  (void)n;
+  close(fd);
 }
 
 Status setUp(const Settings& s, const Prepared& p, const StartOptions& o, const Identity& who,
@@ -393,6 +428,7 @@ Status setUp(const Settings& s, const Prepared& p, const StartOptions& o, const 
   // In the order given: an "umount:" entry undoes what came before it.
   for (const auto& m : o.mounts) RETURN_IF_ERROR(applyMount(root.get(), m));
   if (writable && !asRoot) addUser(root.get(), who);
+  if (asRoot) keepAptAsRoot(root.get());
   if (!writable) {
     RETURN_IF_ERROR(makeReadOnly(fdPath(root.get()), false).withContext("container root"));
   }

@@ -384,13 +384,25 @@ TaskEnvironment taskEnvironment(const std::vector<std::string>& imageEnv,
   return out;
 }
 
-std::vector<std::string> pmixMounts(const std::map<std::string, std::string>& jobEnv) {
+std::vector<std::string> pmixMounts(const std::map<std::string, std::string>& jobEnv,
+                                    unsigned job, unsigned step,
+                                    const std::string& slurmdSpoolDir) {
   const std::string* mpi = lookup(jobEnv, "SLURM_MPI_TYPE");
-  if (mpi && mpi->rfind("pmix", 0) != 0) return {};
   const std::string* dir = lookup(jobEnv, "PMIX_SERVER_TMPDIR");
-  if (!dir || dir->empty() || (*dir)[0] != '/' || dir->find_first_of(":,") != std::string::npos)
-    return {};
-  return {*dir + ":" + *dir + ":rw+nosuid+nodev+noexec"};
+  bool pmix = mpi ? mpi->rfind("pmix", 0) == 0 : dir != nullptr;
+  if (!pmix) return {};
+  std::string server = dir && !dir->empty()
+                           ? *dir
+                           : slurmdSpoolDir + "/pmix." + std::to_string(job) + "." +
+                                 std::to_string(step) + "/";
+  std::vector<std::string> out;
+  auto add = [&](const std::string& path) {
+    if (!path.empty() && path[0] == '/' && path.find_first_of(":,") == std::string::npos)
+      out.push_back(path + ":" + path + ":rw+nosuid+nodev+noexec");
+  };
+  add(server);
+  add("/run/munge");
+  return out;
 }
 
 }  // namespace corral::spank

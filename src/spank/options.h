@@ -149,8 +149,14 @@ TaskEnvironment taskEnvironment(const std::vector<std::string>& imageEnv,
                                 const std::map<std::string, std::string>& jobEnv,
                                 const std::string& firstNode = "");
 
-// Mounts the step needs besides the user's: the PMIx server's directory
-// (PMIX_SERVER_TMPDIR) when the step runs under PMIx.
-std::vector<std::string> pmixMounts(const std::map<std::string, std::string>& jobEnv);
+// Mounts a PMIx step needs besides the user's (Enroot's PMIx hook): the
+// PMIx server's directory (PMIX_SERVER_TMPDIR; before the tasks exist, where
+// Slurm makes it: <SlurmdSpoolDir>/pmix.<job>.<step>/) and MUNGE's socket
+// directory, so that the client in the container proves who it is with
+// psec/munge (a remapped root's uid inside is not the job's, and
+// psec/native would be refused). The caller skips sources that are missing.
+std::vector<std::string> pmixMounts(const std::map<std::string, std::string>& jobEnv,
+                                    unsigned job, unsigned step,
+                                    const std::string& slurmdSpoolDir = "/var/spool/slurmd");
 
 }  // namespace corral::spank

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "container/container.h"
+#include "container/fs_util.h"
 #include "image/image.h"
 #include "slurm/hostlist.h"
 #include "spank/devices.h"
@@ -65,6 +66,7 @@ struct State {
   bool ownHolder = false;
   bool createdContainer = false;  // This step made it (removed if it fails).
   std::string workdir;
+  bool homeAtRoot = false;  // --container-mount-home under remap-root: $HOME is /root.
   std::string cwd;  // The job's working directory on the node ($PWD).
   std::vector<std::string> imageEnv;  // The image's, or what its entrypoint left.
   std::map<std::string, std::string> gpuEnv;
@@ -386,11 +388,15 @@ Status prepareStep(spank_t sp) {
   spank_get_item(sp, S_JOB_ID, &job);
   spank_get_item(sp, S_JOB_STEPID, &step);
   auto r = spank::resolve(g.options, g.args);
+  g.homeAtRoot = r.mountHome && r.remapRoot;
   g.name = spank::containerName(g.options, job, step);
   auto jobEnv = toMap(g.jobEnv);
   g.cwd = jobEnv.count("PWD") ? jobEnv["PWD"] : "";
 
-  std::vector<std::string> extraMounts = spank::pmixMounts(jobEnv);
+  std::vector<std::string> extraMounts;
+  for (const auto& m : spank::pmixMounts(jobEnv, job, step)) {
+    if (container::isDirectory(m.substr(0, m.find(':')))) extraMounts.push_back(m);
+  }
   if (step == kBatchStep) {
     // The batch script runs inside: it has to be there, at its own path.
     int argc = 0;
@@ -573,6 +579,7 @@ int slurm_spank_task_init(spank_t sp, int, char**) {
   if (chdir(g.workdir.c_str()) != 0)
     return fail("working directory " + g.workdir + " in the container: " + strerror(errno));
   auto env = spank::taskEnvironment(g.imageEnv, g.options.env, g.gpuEnv, taskEnv, firstNode(taskEnv));
+  if (g.homeAtRoot) env.set["HOME"] = "/root";  // As Enroot's home hook.
   for (const auto& k : env.unset) spank_unsetenv(sp, k.c_str());
   for (const auto& [k, v] : env.set) spank_setenv(sp, k.c_str(), v.c_str(), 1);
   // Steps that the batch script starts are not in this container unless

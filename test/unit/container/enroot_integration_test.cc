@@ -29,6 +29,7 @@
 
 #include "common/files.h"
 #include "image/sha256.h"
+#include "container/container.h"
 #include "container/fs_util.h"
 
 namespace corral::container {
@@ -418,6 +419,149 @@ TEST_F(EnrootIntegrationTest, HoldFdHolderCanBeJoined) {
   kill(holder, SIGKILL);
   waitpid(holder, &status, 0);
   EXPECT_TRUE(WIFSIGNALED(status));
+}
+
+// Pyxis-parity options of `start` (issue 13), run for real in user
+// namespaces as nobody.
+TEST_F(EnrootIntegrationTest, ReadOnlyUnshareTmpfsUmountAndEscapes) {
+  createCopy("bb");
+  // --ro wins over the settings' writable default.
+  Result r = run({"start", "--ro", "bb", "sh", "-c", "touch /z3 && echo root-writable"});
+  EXPECT_EQ(r.out, "");
+  EXPECT_THAT(r.err, HasSubstr("Read-only file system"));
+
+  // Namespaces of its own: a network with only lo, and its own hostname.
+  char mine[64] = {0};
+  ASSERT_GT(readlink("/proc/self/ns/net", mine, sizeof mine - 1), 0);
+  r = run({"start", "--root", "--unshare", "net,uts", "bb", "sh", "-c",
+           "ls -l /proc/self/ns/net; while read l; do case $l in *:*) echo dev ${l%%:*};; esac; "
+           "done < /proc/net/dev; hostname in-container && hostname"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_THAT(r.out, Not(HasSubstr(mine)));
+  EXPECT_THAT(r.out, HasSubstr("dev lo\nin-container\n"));
+  EXPECT_EQ(r.out.find("dev eth"), std::string::npos) << r.out;
+  r = run({"start", "--unshare", "pid", "bb", "true"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_THAT(r.err, HasSubstr("unknown namespace"));
+
+  // tmpfs with options, then umount of a bind, in order; a relative source
+  // is the caller's working directory's (home()).
+  std::ofstream(home() + "/here.txt") << "relative\n";
+  ASSERT_EQ(chown((home() + "/here.txt").c_str(), 65534, 65534), 0);
+  r = run({"start", "-m", "tmpfs:/scratch:size=1m+mode=1777", "-m", dir_ + "/share:/gone",
+           "-m", "umount:/gone", "-m", "./here.txt:/rel.txt:ro", "bb", "sh", "-c",
+           "while read d m t o; do case $m in /scratch) echo $t $o;; /gone) echo still-mounted;; "
+           "esac; done < /proc/self/mounts; cat /rel.txt; ls /gone"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("tmpfs rw,nosuid,nodev"));
+  EXPECT_THAT(r.out, HasSubstr("size=1024k"));
+  EXPECT_THAT(r.out, Not(HasSubstr("still-mounted")));
+  EXPECT_THAT(r.out, HasSubstr("relative\n"));
+  EXPECT_THAT(r.out, Not(HasSubstr("f\n"))) << "the unmounted bind's file is gone";
+
+  // A destination that climbs out of the root is refused, not kept inside.
+  r = run({"start", "-m", dir_ + "/share:../../x", "bb", "true"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_THAT(r.err, HasSubstr("leaves the container's root"));
+  r = run({"start", "-m", "tmpfs:/bad:size=lots", "bb", "true"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_THAT(r.err, HasSubstr("cannot mount a tmpfs at /bad"));
+}
+
+TEST_F(EnrootIntegrationTest, RemappedRootFakesChownAndAptStaysRoot) {
+  createOverlay("deb");
+  std::string etc = data() + "/deb/upper/etc";
+  ASSERT_EQ(std::system(("mkdir -p " + etc + " && echo 12.0 > " + etc + "/debian_version && "
+                         "echo 'root:*:19000:0:99999:7:::' > " + etc + "/shadow && chown -R 65534:65534 " +
+                         data() + "/deb")
+                            .c_str()),
+            0);
+  // Without the filter a remapped root's chown to another uid is EINVAL.
+  Result r = run({"start", "--root", "--rw", "deb", "sh", "-c",
+                  "touch /t && chown 5:5 /t && echo chown-ok; "
+                  "while read k v; do case $k in Seccomp:) echo seccomp=$v;; esac; done < /proc/self/status; "
+                  "cat /etc/apt/apt.conf.d/enroot"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("chown-ok\nseccomp=2\n"));
+  EXPECT_THAT(r.out, HasSubstr("APT::Sandbox::User \"root\";"));
+  // A user who is themselves inside gets a passwd and a shadow entry.
+  r = run({"start", "--rw", "deb", "sh", "-c", "cat /etc/shadow"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\nnobody:*:"));
+}
+
+TEST_F(EnrootIntegrationTest, HoldersRunTheEntrypointRecordThemselvesAndCanBeExeced) {
+  createOverlay("ep");
+  // An entrypoint that exports a variable and hands over, as images' do.
+  std::string cfg = data() + "/ep/config.json";
+  std::ofstream(cfg) << R"({"env":["PATH=/bin","FROM_IMAGE=yes"],"workdir":"/work",)"
+                     << R"("entrypoint":["/bin/sh","-c","echo entrypoint says hi; export FROM_EP=$KEEP; exec \"$@\"","ep"]})";
+  ASSERT_EQ(chown(cfg.c_str(), 65534, 65534), 0);
+  auto hold = [&](const std::vector<std::string>& extra, std::string& answer) -> pid_t {
+    int ready[2];
+    if (pipe(ready) != 0) return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+      close(ready[0]);
+      dup2(ready[1], 3);
+      int devnull = open("/dev/null", O_RDWR);
+      dup2(devnull, 0);
+      dup2(devnull, 1);
+      dup2(devnull, 2);
+      if (chdir(home().c_str()) != 0) _exit(125);
+      dropToNobody();
+      std::string h = "HOME=" + home(), k = "KEEP=caller", rt = "ENROOT_RUNTIME_PATH=" + home() + "/run";
+      char* envp[] = {h.data(), k.data(), rt.data(), nullptr};
+      std::vector<std::string> a = {enroot_, "start", "--hold-fd", "3"};
+      a.insert(a.end(), extra.begin(), extra.end());
+      std::vector<char*> argv;
+      for (auto& s : a) argv.push_back(s.data());
+      argv.push_back(nullptr);
+      execve(enroot_.c_str(), argv.data(), envp);
+      _exit(127);
+    }
+    close(ready[1]);
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(ready[0], buf, sizeof buf)) > 0) {
+      answer.append(buf, static_cast<size_t>(n));
+      if (answer.find('\n') != std::string::npos) break;
+    }
+    close(ready[0]);
+    return pid;
+  };
+  std::string answer;
+  pid_t holder = hold({"--entrypoint", "-e", "KEEP", "ep"}, answer);
+  ASSERT_GT(holder, 0);
+  auto report = parseHolderAnswer(answer);
+  ASSERT_TRUE(report.isOk()) << answer;
+  EXPECT_THAT(report->entrypointLog, HasSubstr("entrypoint says hi"));
+  std::set<std::string> env(report->env.begin(), report->env.end());
+  EXPECT_TRUE(env.count("FROM_EP=caller")) << "--env names reach the entrypoint: " << answer;
+  EXPECT_TRUE(env.count("FROM_IMAGE=yes")) << answer;
+
+  // It recorded itself: `list -f` shows its pid, `exec` runs in it.
+  std::map<std::string, std::string> rt = {{"ENROOT_RUNTIME_PATH", home() + "/run"}};
+  Result r = run({"list", "-f"}, rt);
+  EXPECT_THAT(r.out, HasSubstr(std::to_string(holder))) << r.out;
+  r = run({"exec", std::to_string(holder), "sh", "-c", "pwd; cat /etc/os-release"}, rt);
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("/work\nNAME=\"corral busybox\""));
+  kill(holder, SIGKILL);
+  int status = 0;
+  waitpid(holder, &status, 0);
+  r = run({"list", "-f"}, rt);
+  EXPECT_THAT(r.out, Not(HasSubstr(std::to_string(holder)))) << "a dead holder's record is stale";
+  EXPECT_FALSE(pathExists(home() + "/run/holders/" + std::to_string(holder)));
+
+  // An entrypoint that never hands over is the step's error, with its output.
+  std::ofstream(cfg) << R"({"env":["PATH=/bin"],"entrypoint":["/bin/sh","-c","echo broken >&2; exit 3"]})";
+  std::string failed;
+  pid_t bad = hold({"--entrypoint", "ep"}, failed);
+  ASSERT_GT(bad, 0);
+  waitpid(bad, &status, 0);
+  EXPECT_THAT(failed, HasSubstr("error: the image's entrypoint exited with status 3"));
+  EXPECT_THAT(failed, HasSubstr("broken"));
 }
 
 TEST_F(EnrootIntegrationTest, HoldFdReportsSetupErrors) {

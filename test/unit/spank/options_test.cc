@@ -281,16 +281,23 @@ TEST(PyxisOptions, PmixStepsGetTheServersDirectoryAndSelections) {
                                             {"PMIX_GDS_MODULE", "hash"},
                                             {"PMIX_MCA_ptl", "tcp"},
                                             {"PMIX_PTL_MODULE", "usock"}};
-  EXPECT_EQ(pmixMounts(job), (std::vector<std::string>{
-                                 "/var/spool/slurmd/pmix.7.0/:/var/spool/slurmd/pmix.7.0/:rw+nosuid+nodev+noexec"}));
+  EXPECT_EQ(pmixMounts(job, 7, 0),
+            (std::vector<std::string>{
+                "/var/spool/slurmd/pmix.7.0/:/var/spool/slurmd/pmix.7.0/:rw+nosuid+nodev+noexec",
+                "/run/munge:/run/munge:rw+nosuid+nodev+noexec"}));
+  // Before the tasks exist the variable is not set yet: Slurm's own place.
+  auto early = pmixMounts({{"SLURM_MPI_TYPE", "pmix_v5"}}, 9, 2, "/spool");
+  ASSERT_EQ(early.size(), 2u);
+  EXPECT_EQ(early[0], "/spool/pmix.9.2/:/spool/pmix.9.2/:rw+nosuid+nodev+noexec");
   auto env = taskEnvironment({}, {}, {}, job);
   EXPECT_EQ(env.set.at("PMIX_MCA_psec"), "munge,native");
   EXPECT_EQ(env.set.at("PMIX_MCA_gds"), "hash");
   EXPECT_EQ(env.set.count("PMIX_MCA_ptl"), 0u) << "a selection the job made stays";
   job["SLURM_MPI_TYPE"] = "pmi2";
-  EXPECT_TRUE(pmixMounts(job).empty());
+  EXPECT_TRUE(pmixMounts(job, 7, 0).empty());
+  EXPECT_TRUE(pmixMounts({}, 7, 0).empty()) << "not an MPI step";
   EXPECT_EQ(taskEnvironment({}, {}, {}, job).set.count("PMIX_MCA_psec"), 0u);
-  EXPECT_TRUE(pmixMounts({{"PMIX_SERVER_TMPDIR", "relative"}}).empty());
+  EXPECT_EQ(pmixMounts({{"PMIX_SERVER_TMPDIR", "relative"}}, 7, 0).size(), 1u) << "only munge's";
 }
 
 TEST(PyxisOptions, PytorchImagesGetTorchDistributedVariables) {
