@@ -2,7 +2,10 @@
 // into a cache, for tests, benchmarks and demos.
 //
 //   corral-imagectl push [--http] [--env K=V]... [--workdir D]
-//                        [--entrypoint ARG]... [--cmd ARG]... REF DIR [DIR...]
+//                        [--entrypoint ARG]... [--cmd ARG]... [--compression gzip|zstd]
+//                        [--index-platform OS/ARCH]... REF DIR [DIR...]
+//     prints "pushed REF" and "digest sha256:…" (what REF names: the image
+//     manifest, or the manifest list with --index-platform).
 //   corral-imagectl pull [--http] --cache DIR REF
 
 #include <CLI/CLI.hpp>
@@ -39,6 +42,8 @@ int main(int argc, char** argv) {
   std::string ref;
   std::vector<std::string> dirs;
   ImageConfig config;
+  corral::image::PushOptions how;
+  std::string compression = "gzip";
   CLI::App* push =
       app.add_subcommand("push", "Push directories (one layer each, bottom first) as REF");
   addCommon(push);
@@ -49,6 +54,13 @@ int main(int argc, char** argv) {
                    "An entrypoint argument (repeat for more; --entrypoint=-c for a dash)")
       ->allow_extra_args(false);
   push->add_option("--cmd", config.cmd, "A command argument (repeat for more)")
+      ->allow_extra_args(false);
+  push->add_option("--compression", compression,
+                   "Layer compression: gzip (Docker v2 manifest) or zstd (OCI manifest)")
+      ->check(CLI::IsMember({"gzip", "zstd"}));
+  push->add_option("--index-platform", how.extraPlatforms,
+                   "Push a multi-platform list: this OS/ARCH entry (same layers, its own config) "
+                   "besides linux/amd64; repeat for more")
       ->allow_extra_args(false);
   push->add_option("REF", ref, "Image reference, e.g. localhost:5000/test/busybox:latest")
       ->required();
@@ -78,9 +90,13 @@ int main(int argc, char** argv) {
         return fail(corral::invalidArgument("--env wants KEY=VALUE, got '" + kv + "'"));
       }
     }
-    corral::Status st = corral::image::push(*parsed, dirs, config, options);
-    if (!st.isOk()) return fail(st);
-    std::cout << "pushed " << parsed->toString() << "\n";
+    if (compression == "zstd") how.compression = corral::image::PushOptions::Compression::kZstd;
+    auto pushed = corral::image::push(*parsed, dirs, config, options, how);
+    if (!pushed.isOk()) return fail(pushed.status());
+    std::cout << "pushed " << parsed->toString() << "\n"
+              << "digest " << pushed->digest << "\n";
+    if (pushed->amd64Digest != pushed->digest)
+      std::cout << "linux/amd64 " << pushed->amd64Digest << "\n";
     return 0;
   }
   auto pulled = corral::image::pull(*parsed, cache, options,

@@ -104,4 +104,27 @@ Status unsquash(const std::string& squashfs, const std::string& dest);
 Status push(const Reference& ref, const std::vector<std::string>& layerDirs,
             const ImageConfig& config, const RegistryOptions& options);
 
+// How push lays out what it uploads.
+struct PushOptions {
+  // gzip: Docker v2 manifests and layers. zstd: OCI manifests with
+  // application/vnd.oci.image.layer.v1.tar+zstd layers.
+  enum class Compression { kGzip, kZstd };
+  Compression compression = Compression::kGzip;
+  // "OS/ARCH[/VARIANT]" entries besides linux/amd64: the tag then names a
+  // manifest list (an OCI index with zstd) that lists each of them first and
+  // linux/amd64 last, every entry an image of the same layers whose config
+  // names its platform. Fixtures for multi-platform pulls, nothing runnable.
+  std::vector<std::string> extraPlatforms;
+};
+
+// What push left in the registry.
+struct PushResult {
+  std::string digest;       // What the tag names: the manifest, or the list.
+  std::string amd64Digest;  // The linux/amd64 image manifest (== digest without a list).
+};
+
+StatusOr<PushResult> push(const Reference& ref, const std::vector<std::string>& layerDirs,
+                          const ImageConfig& config, const RegistryOptions& options,
+                          const PushOptions& how);
+
 }  // namespace corral::image

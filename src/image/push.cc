@@ -1,4 +1,6 @@
-// `push`: directories become deterministic gzip layers in a registry.
+// `push`: directories become deterministic gzip (or zstd) layers in a
+// registry, under a Docker v2 (or OCI) manifest, optionally listed in a
+// multi-platform manifest list (or OCI index).
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -12,6 +14,7 @@
 #include <cerrno>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "image/fs_util.h"
@@ -23,8 +26,11 @@
 namespace corral::image {
 namespace {
 
+constexpr const char* kOciConfig = "application/vnd.oci.image.config.v1+json";
+constexpr const char* kOciLayerZstd = "application/vnd.oci.image.layer.v1.tar+zstd";
+
 struct BuiltLayer {
-  std::string path;    // The gzip blob, a scratch file the caller removes.
+  std::string path;    // The compressed blob, a scratch file the caller removes.
   std::string digest;  // Of the compressed blob.
   std::string diffId;  // Of the uncompressed tar.
   int64_t size = 0;
@@ -153,19 +159,31 @@ Status writeEntries(archive* tar, const std::string& dir, Pipeline& pipe) {
   return Status::ok();
 }
 
-// Packs `dir` into a gzip tar at `path`.
-StatusOr<BuiltLayer> buildLayer(const std::string& dir, const std::string& path) {
+// Packs `dir` into a gzip (or zstd) tar at `path`.
+StatusOr<BuiltLayer> buildLayer(const std::string& dir, const std::string& path,
+                                PushOptions::Compression compression) {
   if (!isDirectory(dir)) return invalidArgument("layer directory " + dir + " does not exist");
   UniqueFd fd(open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
   if (fd.get() < 0) return fileError("creating " + path, errno);
   Pipeline pipe;
   pipe.fd = fd.get();
   pipe.gz = archive_write_new();
-  archive_write_add_filter_gzip(pipe.gz);
+  const char* filter = "gzip";
+  if (compression == PushOptions::Compression::kZstd) {
+    filter = "zstd";
+    if (archive_write_add_filter_zstd(pipe.gz) != ARCHIVE_OK) {
+      Status st = internalError(std::string("this libarchive cannot write zstd: ") +
+                                archive_error_string(pipe.gz));
+      archive_write_free(pipe.gz);
+      return st;
+    }
+  } else {
+    archive_write_add_filter_gzip(pipe.gz);
+    // No time stamp in the gzip header: the same content, the same digest.
+    archive_write_set_filter_option(pipe.gz, "gzip", "timestamp", nullptr);
+  }
   // Speed over size: these layers go to a local registry.
-  archive_write_set_filter_option(pipe.gz, "gzip", "compression-level", "1");
-  // No time stamp in the gzip header: the same content, the same digest.
-  archive_write_set_filter_option(pipe.gz, "gzip", "timestamp", nullptr);
+  archive_write_set_filter_option(pipe.gz, filter, "compression-level", "1");
   archive_write_set_format_raw(pipe.gz);
   archive_write_set_bytes_per_block(pipe.gz, 0);
   archive* tar = archive_write_new();
@@ -173,13 +191,13 @@ StatusOr<BuiltLayer> buildLayer(const std::string& dir, const std::string& path)
   archive_write_set_bytes_in_last_block(tar, 1);
   Status st;
   if (archive_write_open2(pipe.gz, &pipe, nullptr, writeBlob, nullptr, nullptr) != ARCHIVE_OK) {
-    st = internalError(std::string("starting gzip: ") + archive_error_string(pipe.gz));
+    st = internalError(std::string("starting ") + filter + ": " + archive_error_string(pipe.gz));
   }
   archive_entry* raw = archive_entry_new();
   archive_entry_set_pathname(raw, "layer.tar");
   archive_entry_set_filetype(raw, AE_IFREG);
   if (st.isOk() && archive_write_header(pipe.gz, raw) != ARCHIVE_OK) {
-    st = internalError(std::string("starting gzip: ") + archive_error_string(pipe.gz));
+    st = internalError(std::string("starting ") + filter + ": " + archive_error_string(pipe.gz));
   }
   archive_entry_free(raw);
   if (st.isOk() &&
@@ -193,7 +211,8 @@ StatusOr<BuiltLayer> buildLayer(const std::string& dir, const std::string& path)
   if (archive_write_close(pipe.gz) != ARCHIVE_OK && st.isOk()) {
     st = pipe.writeErrno
              ? fileError("writing " + path, pipe.writeErrno)
-             : internalError(std::string("finishing gzip: ") + archive_error_string(pipe.gz));
+             : internalError(std::string("finishing ") + filter + ": " +
+                             archive_error_string(pipe.gz));
   }
   archive_write_free(tar);
   archive_write_free(pipe.gz);
@@ -207,6 +226,43 @@ StatusOr<BuiltLayer> buildLayer(const std::string& dir, const std::string& path)
   return out;
 }
 
+struct Platform {
+  std::string os, arch, variant;
+};
+
+StatusOr<Platform> parsePlatform(const std::string& text) {
+  Platform p;
+  size_t a = text.find('/');
+  size_t b = a == std::string::npos ? a : text.find('/', a + 1);
+  p.os = text.substr(0, a);
+  if (a != std::string::npos) p.arch = text.substr(a + 1, b == std::string::npos ? b : b - a - 1);
+  if (b != std::string::npos) p.variant = text.substr(b + 1);
+  auto ok = [](const std::string& s) {
+    return !s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789") ==
+                             std::string::npos;
+  };
+  if (!ok(p.os) || !ok(p.arch) || (b != std::string::npos && !ok(p.variant))) {
+    return invalidArgument("platform '" + text + "' is not OS/ARCH[/VARIANT], e.g. linux/arm64");
+  }
+  return p;
+}
+
+// The config blob with another platform's os/architecture/variant.
+std::string withPlatform(const std::string& configBlob, const Platform& p) {
+  nlohmann::json j = nlohmann::json::parse(configBlob);
+  j["os"] = p.os;
+  j["architecture"] = p.arch;
+  if (!p.variant.empty()) j["variant"] = p.variant;
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// A Docker v2 manifest made into the OCI one of the same content.
+std::string asOciManifest(const std::string& docker) {
+  nlohmann::json j = nlohmann::json::parse(docker);
+  j["mediaType"] = kOciManifest;
+  return j.dump(3, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 Status uploadIfMissing(RegistryClient& client, const BuiltLayer& layer) {
   ASSIGN_OR_RETURN(bool present, client.hasBlob(layer.digest));
   if (present) return Status::ok();
@@ -217,8 +273,18 @@ Status uploadIfMissing(RegistryClient& client, const BuiltLayer& layer) {
 
 }  // namespace
 
-Status push(const Reference& ref, const std::vector<std::string>& layerDirs,
-            const ImageConfig& config, const RegistryOptions& options) {
+StatusOr<PushResult> push(const Reference& ref, const std::vector<std::string>& layerDirs,
+                          const ImageConfig& config, const RegistryOptions& options,
+                          const PushOptions& how) {
+  std::vector<Platform> extra;
+  for (const auto& text : how.extraPlatforms) {
+    ASSIGN_OR_RETURN(Platform p, parsePlatform(text));
+    if (p.os == "linux" && p.arch == "amd64" && p.variant.empty()) {
+      return invalidArgument("linux/amd64 is always in the list; name only the others");
+    }
+    extra.push_back(std::move(p));
+  }
+  const bool zstd = how.compression == PushOptions::Compression::kZstd;
   if (!ref.digest.empty()) {
     return invalidArgument("cannot push to " + ref.toString() + ": push to a tag, not a digest");
   }
@@ -245,7 +311,7 @@ Status push(const Reference& ref, const std::vector<std::string>& layerDirs,
       size_t i = next.fetch_add(1);
       if (i >= layerDirs.size()) return;
       Status st;
-      auto built = buildLayer(layerDirs[i], scratch[i]);
+      auto built = buildLayer(layerDirs[i], scratch[i], how.compression);
       if (built.isOk()) {
         layers[i] = *built;
         st = uploadIfMissing(client, layers[i]);
@@ -271,16 +337,59 @@ Status push(const Reference& ref, const std::vector<std::string>& layerDirs,
   std::vector<Descriptor> layerDescs;
   for (const auto& l : layers) {
     diffIds.push_back(l.diffId);
-    layerDescs.push_back({kDockerLayerGzip, l.digest, l.size});
+    layerDescs.push_back({zstd ? kOciLayerZstd : kDockerLayerGzip, l.digest, l.size});
   }
-  std::string configBlob = makeConfigBlob(config, diffIds);
-  Descriptor configDesc{kDockerConfig, sha256Digest(configBlob),
-                        static_cast<int64_t>(configBlob.size())};
-  ASSIGN_OR_RETURN(bool present, client.hasBlob(configDesc.digest));
-  if (!present)
-    RETURN_IF_ERROR(client.uploadBlob(configDesc.digest, -1, configDesc.size, configBlob));
-  return client.putManifest(ref.tag.empty() ? "latest" : ref.tag,
-                            makeManifest(configDesc, layerDescs), kDockerManifest);
+  const char* manifestType = zstd ? kOciManifest : kDockerManifest;
+  // One image manifest per platform, each with its own config blob; the
+  // linux/amd64 one is the image the layers really are.
+  auto pushImage = [&](const Platform* p, const std::string& tag) -> StatusOr<Descriptor> {
+    std::string configBlob = makeConfigBlob(config, diffIds);
+    if (p != nullptr) configBlob = withPlatform(configBlob, *p);
+    Descriptor configDesc{zstd ? kOciConfig : kDockerConfig, sha256Digest(configBlob),
+                          static_cast<int64_t>(configBlob.size())};
+    ASSIGN_OR_RETURN(bool present, client.hasBlob(configDesc.digest));
+    if (!present)
+      RETURN_IF_ERROR(client.uploadBlob(configDesc.digest, -1, configDesc.size, configBlob));
+    std::string manifest = makeManifest(configDesc, layerDescs);
+    if (zstd) manifest = asOciManifest(manifest);
+    Descriptor out{manifestType, sha256Digest(manifest), static_cast<int64_t>(manifest.size())};
+    RETURN_IF_ERROR(client.putManifest(tag.empty() ? out.digest : tag, manifest, manifestType));
+    return out;
+  };
+  const std::string tag = ref.tag.empty() ? "latest" : ref.tag;
+  PushResult result;
+  if (extra.empty()) {
+    ASSIGN_OR_RETURN(Descriptor d, pushImage(nullptr, tag));
+    result.digest = result.amd64Digest = d.digest;
+    return result;
+  }
+  nlohmann::json list;
+  list["schemaVersion"] = 2;
+  list["mediaType"] = zstd ? kOciIndex : kDockerManifestList;
+  list["manifests"] = nlohmann::json::array();
+  auto entry = [](const Descriptor& d, const Platform& p) {
+    nlohmann::json e{{"mediaType", d.mediaType}, {"size", d.size}, {"digest", d.digest}};
+    e["platform"] = {{"os", p.os}, {"architecture", p.arch}};
+    if (!p.variant.empty()) e["platform"]["variant"] = p.variant;
+    return e;
+  };
+  for (const auto& p : extra) {
+    ASSIGN_OR_RETURN(Descriptor d, pushImage(&p, ""));
+    list["manifests"].push_back(entry(d, p));
+  }
+  ASSIGN_OR_RETURN(Descriptor amd64, pushImage(nullptr, ""));
+  list["manifests"].push_back(entry(amd64, Platform{"linux", "amd64", ""}));
+  std::string body = list.dump(3);
+  RETURN_IF_ERROR(client.putManifest(tag, body, zstd ? kOciIndex : kDockerManifestList));
+  result.digest = sha256Digest(body);
+  result.amd64Digest = amd64.digest;
+  return result;
+}
+
+Status push(const Reference& ref, const std::vector<std::string>& layerDirs,
+            const ImageConfig& config, const RegistryOptions& options) {
+  auto r = push(ref, layerDirs, config, options, PushOptions{});
+  return r.isOk() ? Status::ok() : r.status();
 }
 
 }  // namespace corral::image

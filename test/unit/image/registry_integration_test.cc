@@ -157,5 +157,90 @@ TEST_F(DockerRegistryTest, PushThenPullTwoLayersWithWhiteout) {
                 "/test/nothing:v1 (the registry has no such repository or tag)");
 }
 
+TEST_F(DockerRegistryTest, PushZstdLayersAsOciAndPullThem) {
+  std::string lower = tmp_ / "zlower", upper = tmp_ / "zupper";
+  writeText(lower + "/etc/os-release", "NAME=zstd\n");
+  writeText(lower + "/bin/tool", "#!/bin/sh\necho tool\n");
+  writeText(upper + "/etc/.wh.os-release", "");
+  writeText(upper + "/etc/motd", "zstd upper\n");
+  ImageConfig config;
+  config.env = {"COMPRESSED=zstd"};
+  PushOptions how;
+  how.compression = PushOptions::Compression::kZstd;
+  auto ref = parseReference(host() + "/test/zstd:v1");
+  ASSERT_TRUE(ref.isOk());
+  auto pushed = push(*ref, {lower, upper}, config, options(), how);
+  ASSERT_TRUE(pushed.isOk()) << pushed.status().message();
+  EXPECT_EQ(pushed->digest, pushed->amd64Digest);
+
+  // The registry serves an OCI manifest whose layers are zstd.
+  httplib::Client http("127.0.0.1", port_);
+  auto m = http.Get("/v2/test/zstd/manifests/v1",
+                    {{"Accept", "application/vnd.oci.image.manifest.v1+json"}});
+  ASSERT_TRUE(m);
+  EXPECT_NE(m->body.find("application/vnd.oci.image.manifest.v1+json"), std::string::npos);
+  EXPECT_NE(m->body.find("application/vnd.oci.image.layer.v1.tar+zstd"), std::string::npos)
+      << m->body;
+  EXPECT_EQ(m->body.find("tar.gzip"), std::string::npos) << m->body;
+
+  auto pulled = pull(*ref, tmp_ / "cache", options());
+  ASSERT_TRUE(pulled.isOk()) << pulled.status().message();
+  EXPECT_EQ(pulled->manifestDigest, pushed->digest);
+  EXPECT_EQ(readText(pulled->rootfs + "/bin/tool"), "#!/bin/sh\necho tool\n");
+  EXPECT_EQ(readText(pulled->rootfs + "/etc/motd"), "zstd upper\n");
+  EXPECT_FALSE(exists(pulled->rootfs + "/etc/os-release"));
+  EXPECT_EQ(pulled->config.env, config.env);
+
+  // By digest, as `IMAGE@sha256:…`.
+  auto byDigest = parseReference(host() + "/test/zstd@" + pushed->digest);
+  ASSERT_TRUE(byDigest.isOk());
+  auto again = pull(*byDigest, tmp_ / "cache2", options());
+  ASSERT_TRUE(again.isOk()) << again.status().message();
+  EXPECT_EQ(readText(again->rootfs + "/etc/motd"), "zstd upper\n");
+}
+
+TEST_F(DockerRegistryTest, PushMultiPlatformListAndPullPicksAmd64) {
+  std::string dir = tmp_ / "multi";
+  writeText(dir + "/etc/os-release", "NAME=multi\n");
+  for (auto compression : {PushOptions::Compression::kGzip, PushOptions::Compression::kZstd}) {
+    bool zstd = compression == PushOptions::Compression::kZstd;
+    PushOptions how;
+    how.compression = compression;
+    how.extraPlatforms = {"linux/arm64/v8", "linux/ppc64le"};
+    auto ref = parseReference(host() + (zstd ? "/test/multi:oci" : "/test/multi:docker"));
+    ASSERT_TRUE(ref.isOk());
+    auto pushed = push(*ref, {dir}, ImageConfig{}, options(), how);
+    ASSERT_TRUE(pushed.isOk()) << pushed.status().message();
+    EXPECT_NE(pushed->digest, pushed->amd64Digest);
+
+    httplib::Client http("127.0.0.1", port_);
+    const char* listType = zstd ? "application/vnd.oci.image.index.v1+json"
+                                : "application/vnd.docker.distribution.manifest.list.v2+json";
+    auto list = http.Get("/v2/test/multi/manifests/" + ref->tag, {{"Accept", listType}});
+    ASSERT_TRUE(list);
+    EXPECT_EQ(list->status, 200);
+    EXPECT_NE(list->body.find(listType), std::string::npos) << list->body;
+    // linux/amd64 is not the first entry: the puller has to choose.
+    size_t arm = list->body.find("arm64"), amd = list->body.find("amd64");
+    ASSERT_NE(arm, std::string::npos);
+    ASSERT_NE(amd, std::string::npos);
+    EXPECT_LT(arm, amd);
+    EXPECT_NE(list->body.find("\"variant\": \"v8\""), std::string::npos) << list->body;
+
+    auto pulled = pull(*ref, tmp_ / (zstd ? "cache-oci" : "cache-docker"), options());
+    ASSERT_TRUE(pulled.isOk()) << pulled.status().message();
+    EXPECT_EQ(pulled->manifestDigest, pushed->amd64Digest);
+    EXPECT_EQ(readText(pulled->rootfs + "/etc/os-release"), "NAME=multi\n");
+  }
+  PushOptions bad;
+  bad.extraPlatforms = {"linux"};
+  auto ref = parseReference(host() + "/test/multi:bad");
+  auto refused = push(*ref, {dir}, ImageConfig{}, options(), bad);
+  ASSERT_FALSE(refused.isOk());
+  EXPECT_EQ(refused.status().code(), Code::kInvalidArgument);
+  bad.extraPlatforms = {"linux/amd64"};
+  EXPECT_FALSE(push(*ref, {dir}, ImageConfig{}, options(), bad).isOk());
+}
+
 }  // namespace
 }  // namespace corral::image
