@@ -27,6 +27,10 @@ PACKAGES=(
   squashfs-tools docker-registry busybox-static
   # Used by tests and benchmarks
   curl jq bc
+  # The Pyxis-behaviour suite (test/pyxis): bats, which it copies into a
+  # cluster's /shared, and what its fixture images are built with: a flat apt
+  # repository (dpkg-dev), an rpm one (rpm, createrepo-c) for dnf (Debian's)
+  bats dpkg-dev rpm createrepo-c dnf
   # The console's end-to-end test: a real headless Chromium, driven by
   # playwright-core from the npm registry (test/console)
   chromium

@@ -14,6 +14,7 @@ for image in debian13-slurm24.11 debian12-slurm22.05; do
   ./corrald image build "$image"
 done
 # Every end-to-end test on each image: the default (Slurm 24.11), then
-# Slurm 22.05 (the console's test runs once, on the default).
+# Slurm 22.05 (the console's test and the Pyxis-behaviour suite, test/pyxis,
+# run once, on the default).
 ctest --output-on-failure -L e2e --timeout 1500
 CORRAL_E2E_IMAGE=debian12-slurm22.05 ctest --output-on-failure -R '^e2e$' --timeout 1500
