@@ -44,7 +44,7 @@ ms() { echo "($2 - $1) * 1000" | bc -l | xargs printf '%.1f'; }
 img=$data/images
 mkdir -p "$img/busybox/bin" "$img/busybox/etc"
 cp /bin/busybox "$img/busybox/bin/"
-for t in sh true cat; do ln -sf busybox "$img/busybox/bin/$t"; done
+for t in sh true cat sleep; do ln -sf busybox "$img/busybox/bin/$t"; done
 echo 'NAME="bench"' > "$img/busybox/etc/os-release"
 "$bin/corral-imagectl" push --http "$registry/bench/busybox:1" "$img/busybox" >/dev/null
 # busybox, then four layers of about 80 MB each, from the host's shared
@@ -99,7 +99,10 @@ contained=$(mean srun --container-image=$img true)
 unshared=$(mean srun --container-image=$img --container-unshare=net,ipc,uts true)
 srun --container-image=$img --container-name=held sleep 600 &
 held=$!
-until srun --overlap enroot list -f | grep -q "_held  *[0-9]"; do sleep 0.2; done
+until srun --overlap enroot list -f | grep -q "_held  *[0-9]"; do
+  kill -0 $held || { echo "the held step ended" >&2; exit 1; }
+  sleep 0.2
+done
 overlap_plain=$(mean srun --overlap true)
 attach=$(mean srun --overlap --container-name=held true)
 kill $held; wait $held 2>/dev/null || true
