@@ -11,12 +11,11 @@
 #include <cstring>
 #include <vector>
 
+#include "common/fs.h"
 #include "common/unique_fd.h"
 
 namespace corral {
 namespace {
-
-std::string errnoText(const std::string& what, int err) { return what + ": " + std::strerror(err); }
 
 int openat2Resolve(int dirFd, const std::string& path, int flags, unsigned long long resolve,
                    int mode = 0) {

@@ -21,7 +21,7 @@
 
 #include "common/files.h"
 #include "container/container.h"
-#include "container/fs_util.h"
+#include "common/fs.h"
 
 namespace corral::container {
 namespace {

@@ -14,7 +14,7 @@
 #include <cstring>
 #include <vector>
 
-#include "container/fs_util.h"
+#include "common/fs.h"
 
 namespace corral::container {
 namespace {

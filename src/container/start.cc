@@ -26,7 +26,7 @@
 #include "common/files.h"
 #include "common/text.h"
 #include "container/container.h"
-#include "container/fs_util.h"
+#include "common/fs.h"
 #include "container/namespaces.h"
 
 namespace corral::container {

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "image/fs_util.h"
+#include "common/file_lock.h"
+#include "common/fs.h"
+#include "common/unique_fd.h"
 #include "image/sha256.h"
 
 namespace corral::image {

@@ -15,7 +15,9 @@
 #include <unordered_set>
 #include <vector>
 
-#include "image/fs_util.h"
+#include "common/file_lock.h"
+#include "common/fs.h"
+#include "common/unique_fd.h"
 #include "image/image.h"
 
 namespace corral::image {

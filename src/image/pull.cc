@@ -8,7 +8,9 @@
 
 #include "common/files.h"
 #include "image/blob_cache.h"
-#include "image/fs_util.h"
+#include "common/file_lock.h"
+#include "common/fs.h"
+#include "common/unique_fd.h"
 #include "image/image.h"
 #include "image/manifest.h"
 #include "image/registry_client.h"

@@ -17,7 +17,9 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "image/fs_util.h"
+#include "common/file_lock.h"
+#include "common/fs.h"
+#include "common/unique_fd.h"
 #include "image/image.h"
 #include "image/manifest.h"
 #include "image/registry_client.h"

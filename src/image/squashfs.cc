@@ -3,7 +3,7 @@
 #include <mutex>
 
 #include "corral/process.h"
-#include "image/fs_util.h"
+#include "common/fs.h"
 #include "image/image.h"
 
 namespace corral::image {

@@ -13,7 +13,9 @@
 
 #include "common/unique_fd.h"
 #include "container/container.h"
-#include "container/fs_util.h"
+#include "common/file_lock.h"
+#include "common/fs.h"
+#include "common/unique_fd.h"
 
 namespace corral::spank {
 namespace {
@@ -40,7 +42,7 @@ std::vector<std::string> devicesToKeep(const std::vector<std::string>& entries,
 }
 
 Status narrowGpuDevices(const std::vector<int>& gpus) {
-  ASSIGN_OR_RETURN(std::vector<std::string> entries, container::listDirectory("/dev"));
+  ASSIGN_OR_RETURN(std::vector<std::string> entries, listDirectory("/dev"));
   std::vector<std::string> keep = devicesToKeep(entries, gpus);
   bool hides = std::any_of(entries.begin(), entries.end(), [&](const std::string& e) {
     return isGpu(e) && std::find(keep.begin(), keep.end(), e) == keep.end();

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/beneath.h"
+#include "common/fs.h"
 
 namespace corral {
 namespace {
@@ -63,11 +64,6 @@ Status attach(int treeFd, int targetFd, const std::string& target) {
   if (move_mount(treeFd, "", targetFd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
     return sysError("cannot mount on " + target);
   return Status::ok();
-}
-
-bool isDirectory(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 // A mount point for a directory or a file at `target` inside `rootFd`,

@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "container/container.h"
-#include "container/fs_util.h"
+#include "common/fs.h"
 #include "image/image.h"
 #include "slurm/hostlist.h"
 #include "spank/devices.h"
@@ -166,6 +166,20 @@ void resetChild() {
   for (int s = 1; s < NSIG; ++s) signal(s, SIG_DFL);
 }
 
+// In a forked child whose descriptors are set: becomes the job's user in
+// the job's directory and runs `argv` with the job's environment. A failure
+// is written to `errorFd` after `prefix`.
+[[noreturn]] void execJobCommand(std::vector<std::string>& argv, int errorFd, const char* prefix) {
+  becomeUser();
+  enterJobDirectory();
+  auto args = cstrings(argv);
+  auto envs = g.jobEnv;
+  auto envp = cstrings(envs);
+  execve(argv[0].c_str(), args.data(), envp.data());
+  dprintf(errorFd, "%scannot run %s: %s\n", prefix, argv[0].c_str(), strerror(errno));
+  _exit(127);
+}
+
 // In a forked child: runs `argv` as the job's user with stdout and stderr
 // on `out`, stdin on /dev/null.
 [[noreturn]] void execAsUser(std::vector<std::string>& argv, int out) {
@@ -173,14 +187,7 @@ void resetChild() {
   dup2(out, 2);
   int devnull = open("/dev/null", O_RDONLY);
   if (devnull >= 0) dup2(devnull, 0);
-  becomeUser();
-  enterJobDirectory();
-  auto args = cstrings(argv);
-  auto envs = g.jobEnv;
-  auto envp = cstrings(envs);
-  execve(argv[0].c_str(), args.data(), envp.data());
-  dprintf(2, "cannot run %s: %s\n", argv[0].c_str(), strerror(errno));
-  _exit(127);
+  execJobCommand(argv, 2, "");
 }
 
 // Everything until end of file; closes `fd`.
@@ -277,14 +284,7 @@ StatusOr<pid_t> startHolder(std::vector<std::string> argv, container::HolderRepo
     } else {
       fcntl(kHoldFd, F_SETFD, 0);
     }
-    becomeUser();
-    enterJobDirectory();
-    auto args = cstrings(argv);
-    auto envs = g.jobEnv;
-    auto envp = cstrings(envs);
-    execve(argv[0].c_str(), args.data(), envp.data());
-    dprintf(kHoldFd, "error: cannot run %s: %s\n", argv[0].c_str(), strerror(errno));
-    _exit(127);
+    execJobCommand(argv, kHoldFd, "error: ");
   }
   close(p[1]);
   std::string answer;
@@ -395,7 +395,7 @@ Status prepareStep(spank_t sp) {
 
   std::vector<std::string> extraMounts;
   for (const auto& m : spank::pmixMounts(jobEnv, job, step)) {
-    if (container::isDirectory(m.substr(0, m.find(':')))) extraMounts.push_back(m);
+    if (isDirectory(m.substr(0, m.find(':')))) extraMounts.push_back(m);
   }
   if (step == kBatchStep) {
     // The batch script runs inside: it has to be there, at its own path.

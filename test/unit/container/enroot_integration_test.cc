@@ -30,7 +30,7 @@
 #include "common/files.h"
 #include "image/sha256.h"
 #include "container/container.h"
-#include "container/fs_util.h"
+#include "common/fs.h"
 
 namespace corral::container {
 namespace {

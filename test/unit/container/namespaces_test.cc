@@ -8,7 +8,7 @@
 
 #include <fstream>
 
-#include "container/fs_util.h"
+#include "common/fs.h"
 
 namespace corral::container {
 namespace {

@@ -1,4 +1,4 @@
-#include "container/fs_util.h"
+#include "common/fs.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -8,34 +8,36 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
-namespace corral::container {
+namespace corral {
 namespace {
 
-// Removes `name` in `dirFd`; `shown` is its path for messages.
+constexpr int kMaxDepth = 4096;
+
 Status removeAt(int dirFd, const std::string& name, const std::string& shown, int depth) {
-  if (depth > 4096) return internalError("cannot remove " + shown + ": nested too deeply");
+  if (depth > kMaxDepth) return internalError("cannot remove " + shown + ": nested too deeply");
   struct stat st;
   if (fstatat(dirFd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
     if (errno == ENOENT) return Status::ok();
-    return internalError(errnoText("cannot remove " + shown, errno));
+    return fileError("removing " + shown, errno);
   }
   if (!S_ISDIR(st.st_mode)) {
     if (unlinkat(dirFd, name.c_str(), 0) != 0 && errno != ENOENT) {
-      return internalError(errnoText("cannot remove " + shown, errno));
+      return fileError("removing " + shown, errno);
     }
     return Status::ok();
   }
+  // Without u+rwx it could be neither listed nor emptied.
   if ((st.st_mode & 0700) != 0700) fchmodat(dirFd, name.c_str(), (st.st_mode & 07777) | 0700, 0);
   int fd = openat(dirFd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return internalError(errnoText("cannot remove " + shown, errno));
+  if (fd < 0) return fileError("removing " + shown, errno);
   DIR* d = fdopendir(fd);
   if (!d) {
     int e = errno;
     close(fd);
-    return internalError(errnoText("cannot remove " + shown, e));
+    return fileError("removing " + shown, e);
   }
   std::vector<std::string> names;
   while (struct dirent* ent = readdir(d)) {
@@ -44,36 +46,43 @@ Status removeAt(int dirFd, const std::string& name, const std::string& shown, in
   }
   Status result;
   for (const auto& n : names) {
-    Status st2 = removeAt(dirfd(d), n, shown + "/" + n, depth + 1);
-    if (!st2.isOk() && result.isOk()) result = st2;
+    Status one = removeAt(dirfd(d), n, shown + "/" + n, depth + 1);
+    if (!one.isOk() && result.isOk()) result = one;
   }
   closedir(d);
   if (!result.isOk()) return result;
   if (unlinkat(dirFd, name.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) {
-    return internalError(errnoText("cannot remove " + shown, errno));
+    return fileError("removing " + shown, errno);
   }
   return Status::ok();
 }
 
 }  // namespace
 
-std::string errnoText(const std::string& what, int err) {
-  return what + ": " + std::strerror(err);
+std::string errnoText(const std::string& what, int err) { return what + ": " + std::strerror(err); }
+
+Status fileError(const std::string& what, int err) {
+  if (err == ENOSPC || err == EDQUOT) return internalError("no space left on device while " + what);
+  return internalError(errnoText(what, err));
 }
 
 Status makeDirs(const std::string& path, unsigned mode) {
-  if (path.empty()) return invalidArgument("empty path");
+  if (path.empty()) return Status::ok();
   size_t pos = 0;
   while (pos != std::string::npos) {
     pos = path.find('/', pos + 1);
     std::string prefix = path.substr(0, pos);
-    if (prefix.empty()) continue;
+    if (prefix.empty() || prefix == "/") continue;
     if (mkdir(prefix.c_str(), mode) != 0 && errno != EEXIST) {
-      return internalError(errnoText("cannot create " + prefix, errno));
+      return fileError("creating directory " + prefix, errno);
     }
   }
-  if (!isDirectory(path)) return internalError("cannot create " + path + ": not a directory");
+  if (!isDirectory(path)) return internalError("creating directory " + path + ": not a directory");
   return Status::ok();
+}
+
+Status removeTreeAt(int dirFd, const std::string& name, const std::string& shown) {
+  return removeAt(dirFd, name, shown, 0);
 }
 
 Status removeTree(const std::string& path) {
@@ -85,33 +94,39 @@ Status removeTree(const std::string& path) {
   int fd = open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT) return Status::ok();
-    return internalError(errnoText("cannot remove " + path, errno));
+    return fileError("removing " + path, errno);
   }
   Status st = removeAt(fd, name, p, 0);
   close(fd);
   return st;
 }
 
+int writeAll(int fd, const void* data, size_t size) {
+  const char* p = static_cast<const char*>(data);
+  while (size > 0) {
+    ssize_t n = write(fd, p, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    p += n;
+    size -= static_cast<size_t>(n);
+  }
+  return 0;
+}
+
 Status writeFileAtomic(const std::string& path, const std::string& content, unsigned mode) {
   std::string tmp = path + ".tmp-" + randomSuffix();
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-  if (fd < 0) return internalError(errnoText("cannot write " + path, errno));
-  size_t done = 0;
-  while (done < content.size()) {
-    ssize_t n = write(fd, content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int e = errno;
-      close(fd);
-      unlink(tmp.c_str());
-      return internalError(errnoText("cannot write " + path, e));
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (close(fd) != 0 || rename(tmp.c_str(), path.c_str()) != 0) {
-    int e = errno;
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return fileError("writing " + path, errno);
+  int err = writeAll(fd, content.data(), content.size());
+  if (err == 0 && fchmod(fd, mode) != 0) err = errno;
+  if (err == 0 && fsync(fd) != 0) err = errno;
+  if (close(fd) != 0 && err == 0) err = errno;
+  if (err == 0 && rename(tmp.c_str(), path.c_str()) != 0) err = errno;
+  if (err != 0) {
     unlink(tmp.c_str());
-    return internalError(errnoText("cannot write " + path, e));
+    return fileError("writing " + path, err);
   }
   return Status::ok();
 }
@@ -158,4 +173,10 @@ StatusOr<std::vector<std::string>> listDirectory(const std::string& path) {
   return out;
 }
 
-}  // namespace corral::container
+std::string scratchDir() {
+  const char* t = std::getenv("TMPDIR");
+  if (t != nullptr && *t != '\0') return t;
+  return "/var/tmp";
+}
+
+}  // namespace corral
