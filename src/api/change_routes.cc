@@ -9,6 +9,7 @@
 
 #include "api/http_util.h"
 #include "api/server.h"
+#include "store/update.h"
 #include "common/diff.h"
 #include "common/text.h"
 #include "common/spec_json.h"
@@ -109,30 +110,31 @@ std::string describeSettings(const std::map<std::string, std::string>& set,
 StatusOr<ApiServer::ChangeResult> ApiServer::change(const std::string& name, Action action,
                                           const std::string& message, bool force, bool always,
                                           const std::function<Status(ClusterSpec&)>& edit) {
-  for (int attempt = 0;; ++attempt) {
-    ASSIGN_OR_RETURN(ClusterRecord r, findCluster(name));
+  RETURN_IF_ERROR(findCluster(name).status());  // Exists, and the caller may see it.
+  bool changed = false;
+  auto stored = updateWithRetry(store_, name, [&](ClusterRecord& r) -> StatusOr<Edit> {
     RETURN_IF_ERROR(checkAction(action, name, r.status));
     ClusterSpec spec = r.spec;
     RETURN_IF_ERROR(edit(spec));
     spec.name = r.spec.name;
     RETURN_IF_ERROR(validateClusterSpec(spec));
     RETURN_IF_ERROR(normalizeSlurmSettings(spec, r.platformPartitions));
-    if (spec == r.spec && !always) return ChangeResult{r, false};
+    changed = always || !(spec == r.spec);
+    if (!changed) return Edit::kUnchanged;
     r.spec = spec;
     r.revision += 1;
     r.changeAuthor = caller().user.empty() ? "api" : caller().user;
     r.changeMessage = message;
     r.changeForce = force;
     r.updatedAt = clock_.unixMillis() / 1000;
-    auto stored = store_.updateCluster(r);
-    if (stored.isOk()) {
-      (void)store_.appendEvent({0, name, clock_.unixMillis(), "Normal", "ChangeRequested",
-                                "revision " + std::to_string(r.revision) + ": " + message});
-      reconciler_.enqueue(name);
-      return ChangeResult{*stored, true};
-    }
-    if (stored.status().code() != Code::kConflict || attempt >= 10) return stored.status();
-  }
+    return Edit::kWrite;
+  });
+  if (!stored.isOk()) return stored.status();
+  if (!changed) return ChangeResult{*stored, false};
+  (void)store_.appendEvent({0, name, clock_.unixMillis(), "Normal", "ChangeRequested",
+                            "revision " + std::to_string(stored->revision) + ": " + message});
+  reconciler_.enqueue(name);
+  return ChangeResult{*stored, true};
 }
 
 void ApiServer::changeRoutes() {
@@ -510,25 +512,19 @@ void ApiServer::changeRoutes() {
 
   post(kCluster + "/terminate", [this](const httplib::Request& req, httplib::Response& res) {
     std::string name = req.matches[1];
-    for (int attempt = 0;; ++attempt) {
-      auto r = findCluster(name);
-      if (!r.isOk()) return sendError(res, r.status());
-      if (Status s = checkAction(Action::kTerminate, name, r->status); !s.isOk())
-        return sendError(res, s);
-      ClusterRecord next = *r;
+    if (auto r = findCluster(name); !r.isOk()) return sendError(res, r.status());
+    auto stored = updateWithRetry(store_, name, [&](ClusterRecord& next) -> StatusOr<Edit> {
+      RETURN_IF_ERROR(checkAction(Action::kTerminate, name, next.status));
       next.status = ClusterStatus::kTerminating;
       next.phase = "queued";
       next.updatedAt = clock_.unixMillis() / 1000;
-      auto stored = store_.updateCluster(next);
-      if (stored.isOk()) {
-        (void)store_.appendEvent(
-            {0, name, clock_.unixMillis(), "Normal", "TerminateRequested", "terminate requested"});
-        reconciler_.enqueue(name);
-        return sendJson(res, 202, clusterView(*stored, {}));
-      }
-      if (stored.status().code() != Code::kConflict || attempt > 10)
-        return sendError(res, stored.status());
-    }
+      return Edit::kWrite;
+    });
+    if (!stored.isOk()) return sendError(res, stored.status());
+    (void)store_.appendEvent(
+        {0, name, clock_.unixMillis(), "Normal", "TerminateRequested", "terminate requested"});
+    reconciler_.enqueue(name);
+    return sendJson(res, 202, clusterView(*stored, {}));
   });
 
   post(kCluster + "/clone", [this](const httplib::Request& req, httplib::Response& res) {

@@ -1,4 +1,5 @@
 #include "api/server.h"
+#include "store/update.h"
 
 #include <httplib.h>
 
@@ -284,21 +285,19 @@ void ApiServer::routes() {
       if (Status s = checkAction(Action::kDelete, rec.spec.name, rec.status); !s.isOk())
         return sendError(res, s);
     }
-    for (int attempt = 0; rec.status != ClusterStatus::kDeleting; ++attempt) {
-      rec.status = ClusterStatus::kDeleting;
-      rec.phase = "queued";
-      rec.updatedAt = clock_.unixMillis() / 1000;
-      auto u = store_.updateCluster(rec);
-      if (u.isOk()) {
-        rec = *u;
-        (void)store_.appendEvent(
-            {0, rec.spec.name, clock_.unixMillis(), "Normal", "DeleteRequested", "delete requested"});
-        break;
-      }
-      if (u.status().code() != Code::kConflict || attempt > 10) return sendError(res, u.status());
-      auto again = store_.getCluster(rec.spec.name);
-      if (!again.isOk()) return sendError(res, again.status());
-      rec = *again;
+    if (rec.status != ClusterStatus::kDeleting) {
+      auto u = updateWithRetry(store_, rec.spec.name, [&](ClusterRecord& r) -> StatusOr<Edit> {
+        if (r.status == ClusterStatus::kDeleting) return Edit::kUnchanged;
+        RETURN_IF_ERROR(checkAction(Action::kDelete, r.spec.name, r.status));
+        r.status = ClusterStatus::kDeleting;
+        r.phase = "queued";
+        r.updatedAt = clock_.unixMillis() / 1000;
+        return Edit::kWrite;
+      });
+      if (!u.isOk()) return sendError(res, u.status());
+      rec = *u;
+      (void)store_.appendEvent(
+          {0, rec.spec.name, clock_.unixMillis(), "Normal", "DeleteRequested", "delete requested"});
     }
     reconciler_.enqueue(rec.spec.name);
     sendJson(res, 202, clusterView(rec, {}));

@@ -1,4 +1,5 @@
 #include "reconcile/reconciler.h"
+#include "store/update.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -151,14 +152,11 @@ void Reconciler::resyncLoop() {
 
 StatusOr<ClusterRecord> Reconciler::mutate(const std::string& name,
                                            const std::function<void(ClusterRecord&)>& fn) {
-  for (int attempt = 0;; ++attempt) {
-    ASSIGN_OR_RETURN(ClusterRecord r, store_.getCluster(name));
+  return updateWithRetry(store_, name, [&](ClusterRecord& r) -> StatusOr<Edit> {
     fn(r);
     r.updatedAt = clock_.unixMillis() / 1000;
-    auto updated = store_.updateCluster(r);
-    if (updated.isOk() || updated.status().code() != Code::kConflict || attempt >= 10)
-      return updated;
-  }
+    return Edit::kWrite;
+  });
 }
 
 void Reconciler::setPhase(const std::string& name, const std::string& phase) {
