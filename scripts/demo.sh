@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The quick start: installs what corral needs, builds it, starts corrald and
 # creates a 4-node demo cluster, then says how to reach it.
-#   sudo ./scripts/demo.sh            # cluster "demo", 4 GPU nodes, a registry
-#   sudo ./scripts/demo.sh NAME ARGS  # any `corral cluster create` flags
+#   ./scripts/demo.sh            # as root: cluster "demo", 4 GPU nodes, a registry
+#   ./scripts/demo.sh NAME ARGS  # any `corral cluster create` flags
 # The demo cluster runs a registry of its own (registry:5000 to jobs), filled
 # with a busybox image built here, so that container jobs work at once.
 set -euo pipefail
@@ -72,6 +72,6 @@ corral is running. The console: http://127.0.0.1:8470/ (sign in with the
   corral ssh $name -- srun -N2 --gres=gpu:2 nvidia-smi -L 2>/dev/null || \\
     corral ssh $name -- srun -N2 --gres=gpu:2 sh -c 'echo \$(hostname): \$CUDA_VISIBLE_DEVICES'
   corral ssh $name -- srun -N2 --container-image=registry:5000/demo/busybox \\
-    sh -c "'hostname; cat /etc/os-release'"
+    sh -c 'hostname; cat /etc/os-release'
   corral cluster delete $name --wait
 MSG

@@ -119,13 +119,17 @@ int runCliOrThrow(const std::vector<std::string>& args, CliContext& ctx) {
   std::vector<std::string> sshCommand;
   CLI::App* sshCmd = app.add_subcommand("ssh", "Log in to a cluster's login node as root");
   addNameArgument(sshCmd, &sshName);
+  std::string sshIdentity;
+  sshCmd->add_option("-i,--identity", sshIdentity,
+                     "Private key to log in with (default: corral's, ~/.ssh/corral_ed25519)")
+      ->type_name("FILE");
   sshCmd->add_option("CMD", sshCommand, "Command to run instead of a login shell");
   sshCmd->footer(
       "Put -- before CMD so that its options stay its own, e.g.:\n"
       "  corral ssh demo -- sinfo -N -l");
   sshCmd->callback([&] {
     chosen = [&](ApiClient& api, CliContext& c) {
-      return sshToCluster(api, c, sshName, sshCommand);
+      return sshToCluster(api, c, sshName, sshCommand, sshIdentity);
     };
   });
 

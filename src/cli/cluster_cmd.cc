@@ -51,7 +51,7 @@ void addCreate(CLI::App* cluster, Command& chosen) {
                   "A registry HOST[:PORT] that jobs reach over plain http; may repeat");
   cmd->add_option("--project", o->project,
                   "The project the cluster belongs to (default: your first)");
-  cmd->add_flag("--wait", o->wait, "Wait until the cluster is Running or Failed");
+  cmd->add_flag("--wait,!--no-wait", o->wait, "Wait until the cluster is Running or Failed; --no-wait returns at once (the default)");
   addTimeoutOption(cmd, &o->timeoutSeconds, "Seconds --wait waits");
   addOutputOption(cmd, &o->format);
   cmd->callback([o, &chosen] {
@@ -90,7 +90,7 @@ void addDelete(CLI::App* cluster, Command& chosen) {
   auto o = std::make_shared<DeleteOptions>();
   CLI::App* cmd = cluster->add_subcommand("delete", "Delete a cluster");
   addNameArgument(cmd, &o->name);
-  cmd->add_flag("--wait", o->wait, "Wait until the cluster is gone");
+  cmd->add_flag("--wait,!--no-wait", o->wait, "Wait until the cluster is gone; --no-wait returns at once (the default)");
   addTimeoutOption(cmd, &o->timeoutSeconds, "Seconds --wait waits");
   cmd->callback([o, &chosen] {
     chosen = [o](ApiClient& api, CliContext& ctx) { return clusterDelete(api, ctx, *o); };
@@ -183,7 +183,7 @@ void addTerminate(CLI::App* cluster, Command& chosen) {
   CLI::App* cmd = cluster->add_subcommand(
       "terminate", "Shut a cluster down and keep its record (clone or delete it later)");
   addNameArgument(cmd, &o->name);
-  cmd->add_flag("--wait", o->wait, "Wait until the cluster is Terminated");
+  cmd->add_flag("--wait,!--no-wait", o->wait, "Wait until the cluster is Terminated; --no-wait returns at once (the default)");
   addTimeoutOption(cmd, &o->timeoutSeconds, "Seconds --wait waits");
   addOutputOption(cmd, &o->format);
   cmd->callback([o, &chosen] {
@@ -200,7 +200,7 @@ void addClone(CLI::App* cluster, Command& chosen) {
   cmd->add_option("--image", o->image,
                   "Start the new cluster on this image instead (how to reach a Slurm release "
                   "an update cannot)");
-  cmd->add_flag("--wait", o->wait, "Wait until the new cluster is Running or Failed");
+  cmd->add_flag("--wait,!--no-wait", o->wait, "Wait until the new cluster is Running or Failed; --no-wait returns at once (the default)");
   addTimeoutOption(cmd, &o->timeoutSeconds, "Seconds --wait waits");
   addOutputOption(cmd, &o->format);
   cmd->callback([o, &chosen] {

@@ -59,9 +59,11 @@ CLI::Option* addTimeoutOption(CLI::App* cmd, int* seconds, const std::string& he
 }
 
 void addChangeWaitOptions(CLI::App* cmd, ChangeWait* wait) {
-  cmd->add_flag("--no-wait", wait->noWait,
+  // Changes wait by default; --wait says so explicitly, as on the commands
+  // that do not, so that either flag works everywhere.
+  cmd->add_flag("--no-wait,!--wait", wait->noWait,
                 "Return once corrald has accepted the change instead of waiting until it is "
-                "applied");
+                "applied (--wait: wait, the default)");
   addTimeoutOption(cmd, &wait->timeoutSeconds, "Seconds to wait for the change to be applied");
 }
 

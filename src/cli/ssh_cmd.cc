@@ -137,7 +137,10 @@ Status writePrivateFile(const std::string& path, const std::string& content) {
 }
 
 Status sshToCluster(ApiClient& api, CliContext& ctx, const std::string& name,
-                    const std::vector<std::string>& command) {
+                    const std::vector<std::string>& command, const std::string& identityFile) {
+  if (!identityFile.empty() && !fileExists(identityFile)) {
+    return invalidArgument("-i " + identityFile + ": no such key file");
+  }
   ASSIGN_OR_RETURN(Json cluster, api.getCluster(name));
   std::string status = jsonString(cluster, "status");
   if (status != "Running") {
@@ -164,8 +167,14 @@ Status sshToCluster(ApiClient& api, CliContext& ctx, const std::string& name,
   SshArgvOptions options;
   // The name is percent-encoded so that it is always one file name.
   options.knownHostsFile = ctx.home + "/.cache/corral/known_hosts-" + percentEncode(name);
+  // -i names the key (one given with --ssh-key at create, say); else the
+  // key corral made, if there is one; else ssh's own defaults.
   std::string key = corralKeyPath(ctx.home);
-  if (fileExists(key)) options.identityFile = key;
+  if (!identityFile.empty()) {
+    options.identityFile = identityFile;
+  } else if (fileExists(key)) {
+    options.identityFile = key;
+  }
   options.stdinIsTty = ctx.stdinIsTty;
   RETURN_IF_ERROR(writePrivateFile(
       options.knownHostsFile,

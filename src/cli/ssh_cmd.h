@@ -41,6 +41,7 @@ Status writePrivateFile(const std::string& path, const std::string& content);
 // under `<home>/.cache/corral` and replaces the process with ssh. Returns only
 // when something stopped it from starting ssh.
 Status sshToCluster(ApiClient& api, CliContext& ctx, const std::string& name,
-                    const std::vector<std::string>& command);
+                    const std::vector<std::string>& command,
+                    const std::string& identityFile = "");
 
 }  // namespace corral

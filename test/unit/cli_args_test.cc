@@ -361,6 +361,33 @@ TEST(CliArgsTest, HelpAndVersionExitZero) {
   EXPECT_NE(c.out.find("--gpu-nodes INT=4"), std::string::npos);
 }
 
+TEST(CliArgsTest, WaitAndNoWaitAreAcceptedEverywhere) {
+  // Nothing listens on port 9: a command that parses fails to connect (1),
+  // one that does not parse is a usage error (2).
+  const std::string s = "--server=http://127.0.0.1:9";
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {s, "cluster", "create", "demo", "--no-wait"},
+           {s, "cluster", "delete", "demo", "--no-wait"},
+           {s, "cluster", "terminate", "demo", "--no-wait"},
+           {s, "cluster", "clone", "demo", "copy", "--no-wait"},
+           {s, "cluster", "scale", "demo", "--gpu-nodes", "2", "--wait"},
+           {s, "config", "set", "demo", "MaxJobCount=5000", "--wait"},
+           {s, "node", "reboot", "demo", "slinky-0", "--wait"},
+           {s, "cluster", "delete", "demo", "--wait"}}) {
+    CliResult c = run(args);
+    std::string joined;
+    for (const auto& a : args) joined += a + " ";
+    EXPECT_EQ(c.code, 1) << joined << c.err;
+    EXPECT_EQ(c.err.find("requires"), std::string::npos) << joined << c.err;
+  }
+}
+
+TEST(CliArgsTest, SshIdentityMustBeAFileAndIsCheckedFirst) {
+  CliResult c = run({"--server", "http://127.0.0.1:9", "ssh", "demo", "-i", "/nonexistent/key"});
+  EXPECT_EQ(c.code, 1);
+  EXPECT_EQ(c.err, "error: -i /nonexistent/key: no such key file\n");
+}
+
 TEST(CliArgsTest, UnreadableKeyFileFailsBeforeAnyRequest) {
   // Nothing listens on the server URL; the error must be about the file.
   CliResult c = run({"--server", "http://127.0.0.1:9", "cluster", "create", "demo", "--ssh-key",
