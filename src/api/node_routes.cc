@@ -11,10 +11,11 @@
 
 #include "api/http_util.h"
 #include "api/server.h"
+#include "health/report.h"
 #include "common/log.h"
-#include "common/spec_json.h"
+#include "model/spec_json.h"
 #include "common/text.h"
-#include "common/validation.h"
+#include "model/validation.h"
 
 namespace corral {
 
@@ -277,29 +278,15 @@ void ApiServer::nodeRoutes() {
     v["state"] = it == observed.end() ? "" : it->second.state;
     v["reason"] = it == observed.end() ? "" : it->second.reason;
     // The report is written inside the pod, where a cluster's users could
-    // write it too: take only what has the expected shape.
-    json report = json::parse(reconciler_.healthReport(r.spec.name, n.name), nullptr, false);
-    auto text = [&](const char* key, const std::string& dflt) {
-      auto it = report.find(key);
-      return it != report.end() && it->is_string() ? it->get<std::string>() : dflt;
-    };
-    std::string health = "unknown";
+    // write it too: parseHealthReport takes only what has the expected shape.
+    auto report = parseHealthReport(reconciler_.healthReport(r.spec.name, n.name));
+    std::string health = report ? report->summary() : "unknown";
     json xids = json::array();
-    if (report.is_object()) {
-      health = text("slurmd", "") != "ok" ? "slurmd not running"
-               : text("gpu", "ok") != "ok" ? "GPU XID"
-                                           : "ok";
-      if (auto x = report.find("xids"); x != report.end() && x->is_array())
-        for (const json& e : *x) {
-          if (!e.is_object()) continue;
-          json clean = json::object();
-          for (const char* k : {"pci", "class", "description", "action", "line"})
-            clean[k] = e.contains(k) && e[k].is_string() ? e[k] : json("");
-          for (const char* k : {"time", "code"})
-            clean[k] = e.contains(k) && e[k].is_number_integer() ? e[k] : json(0);
-          if (clean["class"] != "application" && clean["class"] != "hardware") clean["class"] = "unknown";
-          xids.push_back(std::move(clean));
-        }
+    if (report) {
+      for (const auto& x : report->xids) {
+        xids.push_back({{"time", x.time}, {"code", x.code}, {"pci", x.pci}, {"class", x.cls},
+                        {"description", x.description}, {"action", x.action}, {"line", x.line}});
+      }
     }
     v["health"] = health;
     v["xids"] = xids;

@@ -1,5 +1,7 @@
 #include "health/agent.h"
 
+#include "health/report.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -350,28 +352,20 @@ std::string HealthAgent::drain(const XidEvent& cause, bool& done) {
 }
 
 void HealthAgent::writeReport() {
-  bool slurmdOk = slurmdAlive_ && slurmdAlive_(options_.slurmdPidFile);
-  nlohmann::json xids = nlohmann::json::array();
+  HealthReport report;
+  report.node = options_.nodeName;
+  report.slurmdOk = slurmdAlive_ && slurmdAlive_(options_.slurmdPidFile);
+  report.gpuOk = !sawHardwareXid_;
   for (const auto& entry : entries_) {
     std::string line = entry.event.line;
     if (line.size() > kMaxQuotedLine) line.resize(kMaxQuotedLine);
-    xids.push_back({{"time", entry.time},
-                    {"code", entry.event.code},
-                    {"pci", entry.event.pci},
-                    {"class", xidClassName(entry.cls)},
-                    {"description", xidDescription(entry.event.code)},
-                    {"action", entry.action},
-                    {"line", line}});
+    report.xids.push_back({entry.time, entry.event.code, entry.event.pci, xidClassName(entry.cls),
+                           xidDescription(entry.event.code), entry.action, line});
   }
-  nlohmann::json report = {{"node", options_.nodeName},
-                           {"slurmd", slurmdOk ? "ok" : "not running"},
-                           {"gpu", sawHardwareXid_ ? "xid" : "ok"},
-                           {"xids", std::move(xids)}};
-  // Log lines are not necessarily UTF-8; replace what is not rather than throw.
-  constexpr auto kReplace = nlohmann::json::error_handler_t::replace;
-  std::string content = report.dump(-1, ' ', false, kReplace);
-  report["time"] = clock_.unixMillis();
-  lastReportText_ = report.dump(2, ' ', false, kReplace) + "\n";
+  // What changed is compared without the time, which every write renews.
+  std::string content = healthReportJson(report, -1);
+  report.time = clock_.unixMillis();
+  lastReportText_ = healthReportJson(report) + "\n";
 
   auto now = clock_.now();
   if (content == lastContent_ && lastWrite_ && now - *lastWrite_ < kReportRefresh) return;

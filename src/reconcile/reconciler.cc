@@ -1,4 +1,5 @@
 #include "reconcile/reconciler.h"
+#include "health/report.h"
 #include "store/update.h"
 
 #include <arpa/inet.h>
@@ -504,22 +505,21 @@ void Reconciler::ingestHealth(const ClusterRecord& record) {
   for (const auto& n : record.nodes) {
     auto text = runtime_.healthReport(name, n.name);
     if (!text.isOk()) continue;
-    auto j = nlohmann::json::parse(*text, nullptr, false);
-    if (!j.is_object() || !j.contains("xids") || !j["xids"].is_array()) continue;
-    for (const auto& x : j["xids"]) {
-      if (!x.is_object()) continue;
-      std::string key = name + "/" + n.name + "/" + std::to_string(x.value("time", int64_t{0})) +
-                        "/" + std::to_string(x.value("code", 0));
+    auto report = parseHealthReport(*text);
+    if (!report) continue;
+    for (const auto& x : report->xids) {
+      std::string key = name + "/" + n.name + "/" + std::to_string(x.time) + "/" +
+                        std::to_string(x.code);
       {
         std::lock_guard<std::mutex> l(observedMu_);
         if (!seenXids_.insert(key).second) continue;
       }
-      std::string cls = x.value("class", "");
+      const std::string& cls = x.cls;
       std::string message = n.name + " (" + n.physicalId + "): GPU XID " +
-                            std::to_string(x.value("code", 0)) + " on " + x.value("pci", "?") +
-                            " (" + x.value("description", "") + "), " + cls + " fault; " +
-                            x.value("action", "reported") + " (at " +
-                            clockTime(x.value("time", int64_t{0})) + " UTC)";
+                            std::to_string(x.code) + " on " + (x.pci.empty() ? "?" : x.pci) +
+                            " (" + x.description + "), " + cls + " fault; " +
+                            (x.action.empty() ? "reported" : x.action) + " (at " +
+                            clockTime(x.time) + " UTC)";
       // After a corrald restart the agent's report still lists what was
       // already recorded: record each XID once.
       auto recent = store_.listEvents(name, 200);
@@ -574,8 +574,15 @@ void Reconciler::livenessLoop() {
         std::string key = r.spec.name + "/" + n.name;
         std::string value = text.isOk() ? *text : "";
         // The report's "time" changes every few seconds; only its XIDs matter here.
-        auto j = nlohmann::json::parse(value, nullptr, false);
-        std::string xids = j.is_object() && j.contains("xids") ? j["xids"].dump() : "";
+        auto report = parseHealthReport(value);
+        std::string xids;
+        if (report) {
+          report->time = 0;
+          report->slurmdOk = false;
+          report->gpuOk = true;
+          report->node.clear();
+          xids = healthReportJson(*report, -1);
+        }
         if (lastReports[key] != xids) wanted = true;
         lastReports[key] = xids;
       }
