@@ -1,7 +1,7 @@
 #include "api/http_util.h"
 
-#include "common/actions.h"
-#include "common/spec_json.h"
+#include "model/actions.h"
+#include "model/spec_json.h"
 
 namespace corral {
 

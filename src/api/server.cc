@@ -6,11 +6,11 @@
 #include <nlohmann/json.hpp>
 
 #include "api/http_util.h"
-#include "common/actions.h"
+#include "model/actions.h"
 #include "common/log.h"
-#include "common/spec_json.h"
+#include "model/spec_json.h"
 #include "common/text.h"
-#include "common/validation.h"
+#include "model/validation.h"
 #include "slurm/settings.h"
 
 namespace corral {

@@ -11,7 +11,7 @@
 
 #include "api/auth.h"
 #include "api/slurm_reader.h"
-#include "common/actions.h"
+#include "model/actions.h"
 #include "corral/clock.h"
 #include "corral/image.h"
 #include "corral/store.h"

@@ -17,7 +17,7 @@
 #include "api/auth.h"
 #include "clusterimage/local_catalog.h"
 #include "api/server.h"
-#include "common/spec_json.h"
+#include "model/spec_json.h"
 #include "common/ipv4.h"
 #include "common/log.h"
 #include "corral/process.h"

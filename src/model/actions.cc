@@ -1,4 +1,4 @@
-#include "common/actions.h"
+#include "model/actions.h"
 
 namespace corral {
 namespace {

@@ -1,4 +1,4 @@
-#include "common/diff.h"
+#include "model/diff.h"
 
 #include <algorithm>
 #include <sstream>

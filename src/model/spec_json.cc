@@ -1,4 +1,4 @@
-#include "common/spec_json.h"
+#include "model/spec_json.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "common/validation.h"
+#include "model/validation.h"
 
 #include <regex>
 

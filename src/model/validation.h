@@ -1,9 +1,10 @@
 #pragma once
 
-// Validation of what a user asks for, shared by the REST API and the CLI so
-// that both refuse the same inputs with the same words. Every function is pure
-// and thread-safe, and returns the first problem found as InvalidArgument,
-// phrased in terms of the CLI flag that sets the field (`--gpu-nodes`, ...).
+// Validation of a cluster spec and its parts, as the REST API applies it to
+// every request (the CLI sends requests as given and shows the API's words).
+// Every function is pure and thread-safe, and returns the first problem found
+// as InvalidArgument, phrased in terms of the CLI flag that sets the field
+// (`--gpu-nodes`, ...).
 
 #include <cstddef>
 #include <string>

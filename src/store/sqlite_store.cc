@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/spec_json.h"
+#include "model/spec_json.h"
 
 namespace corral {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "common/spec_json.h"
+#include "model/spec_json.h"
 
 namespace corral {
 

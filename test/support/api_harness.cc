@@ -15,8 +15,8 @@
 #include <sstream>
 
 #include "api/auth.h"
-#include "common/spec_json.h"
-#include "common/validation.h"
+#include "model/spec_json.h"
+#include "model/validation.h"
 #include "slurm/renderer.h"
 
 namespace corral::testing_support {

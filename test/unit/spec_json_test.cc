@@ -1,4 +1,4 @@
-#include "common/spec_json.h"
+#include "model/spec_json.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
