@@ -601,7 +601,17 @@ int slurm_spank_exit(spank_t sp, int, char**) {
     kill(g.holder, SIGKILL);
     while (waitpid(g.holder, nullptr, 0) < 0 && errno == EINTR) {
     }
-    container::forgetHolder(g.settings, g.holder);
+    // The record is under the user's runtime path, which the user's own
+    // environment chose: remove it as the user, never as root.
+    pid_t child = fork();
+    if (child == 0) {
+      resetChild();
+      becomeUser();
+      container::forgetHolder(g.settings, g.holder);
+      _exit(0);
+    }
+    while (child > 0 && waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
+    }
   }
   if (!g.options.save.empty()) {
     // A relative path is the job's working directory's (the runtime runs there).
