@@ -381,6 +381,88 @@ void showEntrypointLog(const std::string& log) {
   for (std::string line; std::getline(in, line);) slurm_spank_log("%s", line.c_str());
 }
 
+// Mounts the step needs besides the user's: PMIx's, and for sbatch the
+// batch script, which runs inside, at its own path.
+std::vector<std::string> stepMounts(spank_t sp, const std::map<std::string, std::string>& jobEnv,
+                                    uint32_t job, uint32_t step) {
+  std::vector<std::string> mounts;
+  for (const auto& m : spank::pmixMounts(jobEnv, job, step)) {
+    if (isDirectory(m.substr(0, m.find(':')))) mounts.push_back(m);
+  }
+  if (step == kBatchStep) {
+    int argc = 0;
+    char** argv = nullptr;
+    if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) == ESPANK_SUCCESS && argc > 0)
+      mounts.push_back(std::string(argv[0]) + ":" + argv[0] + ":ro");
+  }
+  return mounts;
+}
+
+// A running container of that name (another step's) is joined (g.holder),
+// unless the name says :no_exec or :create; :exec insists on one.
+Status attachIfRunning(const spank::Resolved& r) {
+  auto mode = g.options.nameMode;
+  if (g.options.name.empty() || (mode != spank::NameMode::kAuto && mode != spank::NameMode::kExec))
+    return Status::ok();
+  auto running = container::runningHolders(g.settings, g.name);
+  if (running.empty()) {
+    if (mode == spank::NameMode::kExec)
+      return failedPrecondition("--container-name " + g.options.name +
+                                ":exec: no running container of that name in this job");
+    return Status::ok();
+  }
+  g.holder = running.front();
+  g.ownHolder = false;
+  RETURN_IF_ERROR(checkAttach(g.holder, r.unshare));
+  if (!g.options.mounts.empty())
+    slurm_spank_log("pyxis: ignoring --container-mounts when attaching to a running container");
+  return Status::ok();
+}
+
+// Makes the step's container unless it exists (an error for :create).
+Status createIfMissing(const spank::Resolved& r) {
+  bool exists = container::exists(g.settings, g.name);
+  if (exists && g.options.nameMode == spank::NameMode::kCreate)
+    return failedPrecondition("--container-name " + g.options.name +
+                              ":create: a container of that name already exists in this job");
+  if (exists) return Status::ok();
+  if (g.options.image.empty())
+    return invalidArgument("--container-name " + g.options.name +
+                           ": no such container yet, and no --container-image to make it from");
+  std::string out;
+  int rc = runAsUser(spank::createCommand(g.args, r, g.name), out);
+  if (rc != 0) {
+    // Pyxis' words, which users' scripts and log searches look for.
+    bool file = image::isSquashfsPath(g.options.image);
+    return failedPrecondition(
+        (file ? "failed to create container from " : "failed to import docker image: ") +
+        g.options.image + ": " + lastLines(out));
+  }
+  g.createdContainer = true;
+  return Status::ok();
+}
+
+// Starts this step's holder of the container; an unnamed container this
+// step made goes with a holder that failed.
+Status startStepHolder(const spank::Resolved& r, const std::string& gpus, const std::string& home,
+                       const std::vector<std::string>& extraMounts) {
+  container::HolderReport report;
+  auto pid = startHolder(spank::startCommand(g.args, r, g.name, kHoldFd, gpus, home, extraMounts),
+                         report);
+  if (!pid.isOk()) {
+    if (g.createdContainer && g.options.name.empty()) {
+      std::string out;
+      runAsUser({g.args.runtimePath, "remove", "--force", g.name}, out);
+    }
+    return pid.status();
+  }
+  g.holder = *pid;
+  g.ownHolder = true;
+  if (!report.env.empty()) g.imageEnv = report.env;
+  if (r.entrypointLog) showEntrypointLog(report.entrypointLog);
+  return Status::ok();
+}
+
 // The step's container: a running one of the same name to join, or one
 // made (if need be) and started by a holder of this step.
 Status prepareStep(spank_t sp) {
@@ -393,56 +475,8 @@ Status prepareStep(spank_t sp) {
   auto jobEnv = toMap(g.jobEnv);
   g.cwd = jobEnv.count("PWD") ? jobEnv["PWD"] : "";
 
-  std::vector<std::string> extraMounts;
-  for (const auto& m : spank::pmixMounts(jobEnv, job, step)) {
-    if (isDirectory(m.substr(0, m.find(':')))) extraMounts.push_back(m);
-  }
-  if (step == kBatchStep) {
-    // The batch script runs inside: it has to be there, at its own path.
-    int argc = 0;
-    char** argv = nullptr;
-    if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) == ESPANK_SUCCESS && argc > 0)
-      extraMounts.push_back(std::string(argv[0]) + ":" + argv[0] + ":ro");
-  }
-
-  // A running container of that name (another step's) is joined, unless the
-  // name says :no_exec or :create.
-  bool named = !g.options.name.empty();
-  auto mode = g.options.nameMode;
-  if (named && (mode == spank::NameMode::kAuto || mode == spank::NameMode::kExec)) {
-    auto running = container::runningHolders(g.settings, g.name);
-    if (!running.empty()) {
-      g.holder = running.front();
-      g.ownHolder = false;
-      RETURN_IF_ERROR(checkAttach(g.holder, r.unshare));
-      if (!g.options.mounts.empty())
-        slurm_spank_log("pyxis: ignoring --container-mounts when attaching to a running container");
-    } else if (mode == spank::NameMode::kExec) {
-      return failedPrecondition("--container-name " + g.options.name +
-                                ":exec: no running container of that name in this job");
-    }
-  }
-
-  bool exists = container::exists(g.settings, g.name);
-  if (g.holder == 0) {
-    if (exists && mode == spank::NameMode::kCreate)
-      return failedPrecondition("--container-name " + g.options.name +
-                                ":create: a container of that name already exists in this job");
-    if (!exists) {
-      if (g.options.image.empty())
-        return invalidArgument("--container-name " + g.options.name +
-                               ": no such container yet, and no --container-image to make it from");
-      std::string out;
-      int rc = runAsUser(spank::createCommand(g.args, r, g.name), out);
-      if (rc != 0) {
-        // Pyxis' words, which users' scripts and log searches look for.
-        bool file = image::isSquashfsPath(g.options.image);
-        return failedPrecondition((file ? "failed to create container from " : "failed to import docker image: ") +
-                                  g.options.image + ": " + lastLines(out));
-      }
-      g.createdContainer = true;
-    }
-  }
+  RETURN_IF_ERROR(attachIfRunning(r));
+  if (g.holder == 0) RETURN_IF_ERROR(createIfMissing(r));
 
   auto cfg = container::config(g.settings, g.name);
   if (!cfg.isOk()) return cfg.status();
@@ -457,20 +491,7 @@ Status prepareStep(spank_t sp) {
 
   if (g.holder == 0) {
     std::string home = jobEnv.count("HOME") && !jobEnv["HOME"].empty() ? jobEnv["HOME"] : g.who.home;
-    container::HolderReport report;
-    auto pid = startHolder(
-        spank::startCommand(g.args, r, g.name, kHoldFd, gpus, home, extraMounts), report);
-    if (!pid.isOk()) {
-      if (g.createdContainer && !named) {
-        std::string out;
-        runAsUser({g.args.runtimePath, "remove", "--force", g.name}, out);
-      }
-      return pid.status();
-    }
-    g.holder = *pid;
-    g.ownHolder = true;
-    if (!report.env.empty()) g.imageEnv = report.env;
-    if (r.entrypointLog) showEntrypointLog(report.entrypointLog);
+    RETURN_IF_ERROR(startStepHolder(r, gpus, home, stepMounts(sp, jobEnv, job, step)));
   }
   g.active = true;
   return Status::ok();
