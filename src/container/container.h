@@ -190,6 +190,10 @@ std::vector<int> runningHolders(const Settings& s, const std::string& name);
 // Every running holder of the user on this node, by container name.
 std::map<std::string, std::vector<int>> allRunningHolders(const Settings& s);
 
+// Whether process `pid` has a namespace of `kind` ("net", "ipc", "user"…)
+// other than the caller's (false when either cannot be read).
+bool hasOwnNamespace(int pid, const char* kind);
+
 // `enroot exec PID COMMAND…`: joins the namespaces of the container whose
 // holder (or any process in it) is `pid` and execs `command` there with
 // the caller's environment. Returns only on failure.

@@ -56,15 +56,16 @@ bool isHolder(int pid, const std::string& started) {
          !started.empty() && startTime(pid) == started;
 }
 
-bool sameNamespace(int pid, const char* ns) {
-  struct stat a, b;
-  std::string mine = std::string("/proc/self/ns/") + ns;
-  std::string theirs = "/proc/" + std::to_string(pid) + "/ns/" + ns;
-  if (stat(mine.c_str(), &a) != 0 || stat(theirs.c_str(), &b) != 0) return true;
-  return a.st_ino == b.st_ino && a.st_dev == b.st_dev;
-}
 
 }  // namespace
+
+bool hasOwnNamespace(int pid, const char* kind) {
+  struct stat a, b;
+  std::string mine = std::string("/proc/self/ns/") + kind;
+  std::string theirs = "/proc/" + std::to_string(pid) + "/ns/" + kind;
+  if (stat(mine.c_str(), &a) != 0 || stat(theirs.c_str(), &b) != 0) return false;
+  return a.st_ino != b.st_ino || a.st_dev != b.st_dev;
+}
 
 std::string holderReportLine(const HolderReport& r) {
   if (r.env.empty() && r.entrypointLog.empty()) return "ready\n";
@@ -164,7 +165,7 @@ Status execInContainer(int pid, const std::vector<std::string>& command) {
                {"uts", CLONE_NEWUTS},   {"net", CLONE_NEWNET}};
   std::vector<std::pair<int, int>> fds;
   for (const auto& ns : order) {
-    if (sameNamespace(pid, ns.name)) continue;
+    if (!hasOwnNamespace(pid, ns.name)) continue;
     int fd = open((base + "/ns/" + ns.name).c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return internalError(errnoText("cannot open the container's " + std::string(ns.name) + " namespace", errno));
     fds.emplace_back(fd, ns.flag);

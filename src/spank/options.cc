@@ -25,6 +25,46 @@ bool validName(const std::string& n) {
   return std::regex_match(n, re);
 }
 
+// --container-name=NAME[:FLAG]
+Status setName(Options& o, const std::string& arg) {
+  std::string n = arg, flag = "auto";
+  if (auto c = arg.rfind(':'); c != std::string::npos) {
+    n = arg.substr(0, c);
+    flag = arg.substr(c + 1);
+  }
+  if (!validName(n))
+    return invalidArgument("--container-name: '" + n +
+                           "' is not a valid name (letters, digits, '_', '.', '+', '-')");
+  if (flag == "auto") o.nameMode = NameMode::kAuto;
+  else if (flag == "create") o.nameMode = NameMode::kCreate;
+  else if (flag == "exec") o.nameMode = NameMode::kExec;
+  else if (flag == "no_exec") o.nameMode = NameMode::kNoExec;
+  else
+    return invalidArgument("--container-name: unknown flag '" + flag +
+                           "' (auto, create, exec or no_exec)");
+  o.name = n;
+  return Status::ok();
+}
+
+// --container-env=NAME[,NAME…]: every name valid, or nothing is added.
+Status addEnvNames(Options& o, const std::string& arg) {
+  static const std::regex re("[A-Za-z_][A-Za-z0-9_]*");
+  if (arg.empty()) return invalidArgument("--container-env: no variable named");
+  std::vector<std::string> names;
+  size_t start = 0;
+  while (start <= arg.size()) {
+    size_t c = arg.find(',', start);
+    std::string n = arg.substr(start, c == std::string::npos ? std::string::npos : c - start);
+    if (!std::regex_match(n, re))
+      return invalidArgument("--container-env: '" + n + "' is not a variable name");
+    names.push_back(n);
+    if (c == std::string::npos) break;
+    start = c + 1;
+  }
+  o.env.insert(o.env.end(), names.begin(), names.end());
+  return Status::ok();
+}
+
 }  // namespace
 
 const std::vector<OptionInfo>& optionTable() {
@@ -94,25 +134,8 @@ Status setOption(Options& o, OptionId id, const std::string& arg) {
       if (arg.empty()) return invalidArgument("--container-workdir: the directory is empty");
       o.workdir = arg;
       return Status::ok();
-    case OptionId::kName: {
-      std::string n = arg, flag = "auto";
-      if (auto c = arg.rfind(':'); c != std::string::npos) {
-        n = arg.substr(0, c);
-        flag = arg.substr(c + 1);
-      }
-      if (!validName(n))
-        return invalidArgument("--container-name: '" + n +
-                               "' is not a valid name (letters, digits, '_', '.', '+', '-')");
-      if (flag == "auto") o.nameMode = NameMode::kAuto;
-      else if (flag == "create") o.nameMode = NameMode::kCreate;
-      else if (flag == "exec") o.nameMode = NameMode::kExec;
-      else if (flag == "no_exec") o.nameMode = NameMode::kNoExec;
-      else
-        return invalidArgument("--container-name: unknown flag '" + flag +
-                               "' (auto, create, exec or no_exec)");
-      o.name = n;
-      return Status::ok();
-    }
+    case OptionId::kName:
+      return setName(o, arg);
     case OptionId::kSave:
       if (arg.empty() || arg.back() == '/' || arg == "." || arg == ".." ||
           (arg.size() >= 3 && arg.compare(arg.size() - 3, 3, "/..") == 0) ||
@@ -141,23 +164,8 @@ Status setOption(Options& o, OptionId id, const std::string& arg) {
     }
     case OptionId::kEntrypoint: o.entrypoint = true; return Status::ok();
     case OptionId::kNoEntrypoint: o.entrypoint = false; return Status::ok();
-    case OptionId::kEnv: {
-      static const std::regex re("[A-Za-z_][A-Za-z0-9_]*");
-      if (arg.empty()) return invalidArgument("--container-env: no variable named");
-      std::vector<std::string> names;
-      size_t start = 0;
-      while (start <= arg.size()) {
-        size_t c = arg.find(',', start);
-        std::string n = arg.substr(start, c == std::string::npos ? std::string::npos : c - start);
-        if (!std::regex_match(n, re))
-          return invalidArgument("--container-env: '" + n + "' is not a variable name");
-        names.push_back(n);
-        if (c == std::string::npos) break;
-        start = c + 1;
-      }
-      o.env.insert(o.env.end(), names.begin(), names.end());
-      return Status::ok();
-    }
+    case OptionId::kEnv:
+      return addEnvNames(o, arg);
   }
   return internalError("unknown option");
 }

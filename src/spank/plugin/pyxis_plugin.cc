@@ -306,15 +306,6 @@ StatusOr<pid_t> startHolder(std::vector<std::string> argv, container::HolderRepo
   return failedPrecondition(lastLines(parsed.status().message()));
 }
 
-// Whether the holder `pid` has a namespace of its own of `kind` ("net"…).
-bool ownNamespace(pid_t pid, const char* kind) {
-  struct stat a, b;
-  std::string mine = std::string("/proc/self/ns/") + kind;
-  std::string theirs = "/proc/" + std::to_string(pid) + "/ns/" + kind;
-  if (stat(mine.c_str(), &a) != 0 || stat(theirs.c_str(), &b) != 0) return false;
-  return a.st_ino != b.st_ino || a.st_dev != b.st_dev;
-}
-
 // Joining a running container: it must already have the namespaces asked for.
 Status checkAttach(pid_t pid, const container::Unshare& want) {
   const struct {
@@ -326,7 +317,7 @@ Status checkAttach(pid_t pid, const container::Unshare& want) {
                 {want.ipc, "ipc", "ipc", "IPC"},
                 {want.uts, "uts", "uts", "UTS"}};
   for (const auto& c : checks) {
-    if (c.wanted && !ownNamespace(pid, c.kind))
+    if (c.wanted && !container::hasOwnNamespace(pid, c.kind))
       return failedPrecondition(std::string("--container-unshare=") + c.option +
                                 " requested but the container is not in a separate " + c.what +
                                 " namespace");
@@ -580,7 +571,7 @@ int slurm_spank_task_init(spank_t sp, int, char**) {
   std::vector<std::pair<int, int>> others;
   for (auto [kind, flag] : {std::pair{"ipc", CLONE_NEWIPC}, std::pair{"uts", CLONE_NEWUTS},
                             std::pair{"net", CLONE_NEWNET}}) {
-    if (!ownNamespace(g.holder, kind)) continue;
+    if (!container::hasOwnNamespace(g.holder, kind)) continue;
     int fd = open((base + kind).c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return fail(std::string("the container's ") + kind + " namespace: " + strerror(errno));
     others.emplace_back(fd, flag);
