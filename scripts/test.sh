@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Installs what corral needs, builds it, and runs every test: the unit tests,
-# then the end-to-end tests that create real Slurm clusters (root needed).
+# the integration tests (root: the container runtime against the real kernel,
+# the registry client against a real registry), then the end-to-end tests that
+# create real Slurm clusters (root needed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 ./scripts/build.sh
 cd build
 ctest --output-on-failure -L unit
+ctest --output-on-failure -L integration
 # The cluster images the end-to-end tests run on, built once per host and
 # cached outside the clone (/var/cache/corral/images): about a minute each
 # the first time, nothing afterwards.

@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 
 #include "image/image.h"
-#include "image_test_util.h"
+#include "support/image_test_util.h"
 
 namespace corral::image {
 namespace {

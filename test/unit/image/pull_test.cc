@@ -9,10 +9,10 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "fake_registry.h"
+#include "fakes/fake_registry.h"
 #include "image/image.h"
 #include "image/manifest.h"
-#include "image_test_util.h"
+#include "support/image_test_util.h"
 
 namespace corral::image {
 namespace {

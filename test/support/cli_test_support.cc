@@ -1,4 +1,4 @@
-#include "unit/cli_test_support.h"
+#include "support/cli_test_support.h"
 
 #include <stdlib.h>
 #include <time.h>

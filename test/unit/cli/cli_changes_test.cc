@@ -16,7 +16,7 @@
 #include "cli/http.h"
 #include "cli/output.h"
 #include "cli/partition_cmd.h"
-#include "unit/cli_test_support.h"
+#include "support/cli_test_support.h"
 
 namespace corral {
 namespace {

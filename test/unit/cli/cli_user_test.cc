@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "cli/user_cmd.h"
-#include "unit/cli_test_support.h"
+#include "support/cli_test_support.h"
 
 namespace corral {
 namespace {

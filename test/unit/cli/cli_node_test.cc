@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "cli/node_cmd.h"
-#include "unit/cli_test_support.h"
+#include "support/cli_test_support.h"
 
 namespace corral {
 namespace {

@@ -16,7 +16,7 @@
 #include "fakes/fake_runtime.h"
 #include "fakes/fake_store.h"
 #include "reconcile/reconciler.h"
-#include "unit/cli_test_support.h"
+#include "support/cli_test_support.h"
 
 namespace corral {
 namespace {

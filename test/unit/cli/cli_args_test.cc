@@ -15,7 +15,7 @@
 #include "cli/cluster_cmd.h"
 #include "cli/ssh_cmd.h"
 #include "cli/ssh_keys.h"
-#include "unit/cli_test_support.h"
+#include "support/cli_test_support.h"
 
 namespace corral {
 namespace {

@@ -12,7 +12,7 @@
 
 #include "cli/client.h"
 #include "cli/http.h"
-#include "unit/cli_test_support.h"
+#include "support/cli_test_support.h"
 
 namespace corral {
 namespace {

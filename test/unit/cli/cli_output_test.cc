@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "cli/output.h"
-#include "unit/cli_test_support.h"
+#include "support/cli_test_support.h"
 
 namespace corral {
 namespace {
