@@ -40,8 +40,9 @@ NOT_A_NAME = {
 ACCESS_LABEL = re.compile(r"\b(public|private|protected)\s*:(?!:)")
 QUALIFIED_NAME = re.compile(r"(~?[A-Za-z_][A-Za-z0-9_]*(?:\s*::\s*~?"
                             r"[A-Za-z_][A-Za-z0-9_]*)*)\s*$")
-# Scopes whose braces hold declarations, and so can hold functions.
+# A comment that states why a function is long.
 REASON = re.compile(r"(//|/\*).*\blong:")
+# Scopes whose braces hold declarations, and so can hold functions.
 CONTAINERS = ("namespace", "class", "struct", "union", "extern")
 
 
