@@ -151,7 +151,18 @@ struct NodeRecord {
   std::string address;     // 172.29.3.10
 };
 
-// Everything the store keeps about one cluster.
+// Everything the store keeps about one cluster, in two parts that are
+// written and versioned apart, as Kubernetes keeps an object's spec and
+// status: the API writes the desired part (a change request), the
+// reconciler the observed part (progress, nodes, what runs), and neither
+// write makes the other retry. `RecordPart` names them; `copyRecordPart`
+// (src/model/record.h) is the one list of which field is whose.
+//
+// Desired (`version`): id, spec, project, revision, platformPartitions,
+//   changeAuthor, changeMessage, changeForce, changeRollback, createdAt.
+// Observed (`statusVersion`): appliedRevision, status, phase, reason,
+//   subnet, loginAddress, loginHostKey, nodes, controllerConfigKey.
+// Both: updatedAt (the newest write of either).
 struct ClusterRecord {
   int64_t id = 0;  // Assigned by the store; never reused.
   ClusterSpec spec;
@@ -177,15 +188,26 @@ struct ClusterRecord {
   // The newest revision may cancel jobs on nodes it removes (`scale --force`)
   // instead of waiting for them.
   bool changeForce = false;
+  // The newest revision is corral's automatic rollback after a failed one
+  // (copied into its history entry as `rollback`).
+  bool changeRollback = false;
   // What the running slurmctld was last (re)started with, as far as a restart
   // matters: node names and restart-only parameters. An apply restarts
   // slurmctld when the target's key differs (see src/reconcile/apply.cc).
   std::string controllerConfigKey;
   int64_t createdAt = 0;  // Unix seconds.
   int64_t updatedAt = 0;
-  // Optimistic-concurrency token: bumped by the store on every write; a write
-  // carrying a stale version fails with Conflict.
+  // Optimistic-concurrency tokens, one per part: the store bumps a part's on
+  // every write of it; a write carrying a stale one fails with Conflict.
   int64_t version = 0;
+  int64_t statusVersion = 0;
+};
+
+// Which part of a `ClusterRecord` a write replaces (`Store::writeCluster`).
+enum class RecordPart {
+  kSpec,    // The desired part; checks and bumps `version`.
+  kStatus,  // The observed part; checks and bumps `statusVersion`.
+  kAll,     // Both: checks and bumps both (terminate, delete, a rollback).
 };
 
 // One entry of a cluster's history (`corral cluster history`).
@@ -206,6 +228,7 @@ struct Revision {
   int64_t createdAt = 0;  // Unix seconds.
   RevisionState state = RevisionState::kPending;
   std::string error;  // Why it failed, for kFailed.
+  bool rollback = false;  // corral made it, to go back after a failed revision.
 };
 
 struct Event {
@@ -215,6 +238,17 @@ struct Event {
   std::string type;  // "Normal" or "Warning", as Kubernetes events.
   std::string reason;
   std::string message;
+  // What the event is about, where it is about one node or one revision
+  // (empty / 0 otherwise): the API filters a cluster's events on them.
+  std::string node;
+  int64_t revision = 0;
+};
+
+// Which of a cluster's events `Store::findEvents` returns: those about
+// `node` (when not empty) and `revision` (when not 0).
+struct EventFilter {
+  std::string node;
+  int64_t revision = 0;
 };
 
 // Who may use the API (docs/api.md "Who may do what"). An account sees and

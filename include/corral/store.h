@@ -28,10 +28,19 @@ class Store {
   // Every cluster, ordered by id.
   virtual StatusOr<std::vector<ClusterRecord>> listClusters() = 0;
 
-  // Replaces the stored record whose name is `record.spec.name`, provided its
-  // stored version equals `record.version`; otherwise Conflict and nothing
-  // changes. Returns the record as stored (with its new version).
-  virtual StatusOr<ClusterRecord> updateCluster(const ClusterRecord& record) = 0;
+  // Replaces `part` of the stored record whose name is `record.spec.name`,
+  // provided that part's stored version (`version` for kSpec,
+  // `statusVersion` for kStatus, both for kAll) equals the one in `record`
+  // and the ids match; otherwise Conflict and nothing changes. The other part
+  // is left exactly as stored, whatever `record` holds for it, so a status
+  // write never conflicts with a spec change nor undoes one. Returns the
+  // record as stored: the written part with its new version, the other as
+  // it is in the store.
+  virtual StatusOr<ClusterRecord> writeCluster(const ClusterRecord& record, RecordPart part) = 0;
+  // Both parts (writeCluster with kAll).
+  StatusOr<ClusterRecord> updateCluster(const ClusterRecord& record) {
+    return writeCluster(record, RecordPart::kAll);
+  }
 
   // Removes the cluster and its events. NotFound if absent.
   virtual Status deleteCluster(const std::string& name) = 0;
@@ -39,16 +48,22 @@ class Store {
   // Appends to the cluster's event log (the store sets `id`).
   virtual Status appendEvent(const Event& event) = 0;
 
+  // The newest `limit` events of a cluster that match `filter`, oldest first.
+  virtual StatusOr<std::vector<Event>> findEvents(const std::string& cluster, int limit,
+                                                  const EventFilter& filter) = 0;
   // The newest `limit` events of a cluster, oldest first.
-  virtual StatusOr<std::vector<Event>> listEvents(const std::string& cluster, int limit) = 0;
+  StatusOr<std::vector<Event>> listEvents(const std::string& cluster, int limit) {
+    return findEvents(cluster, limit, EventFilter{});
+  }
 
   // A process-wide, durable, strictly increasing counter named `name`,
   // starting at 1.
   virtual StatusOr<int64_t> nextSequence(const std::string& name) = 0;
 
   // Revisions: every write that raises `ClusterRecord.revision` also stores a
-  // history entry with the spec, `changeAuthor` and `changeMessage`, in state
-  // Pending; older Pending entries become Superseded in the same write.
+  // history entry with the spec, `changeAuthor`, `changeMessage` and
+  // `changeRollback`, in state Pending; older Pending entries become
+  // Superseded in the same write.
 
   // The cluster's history, oldest first. NotFound if there is no such cluster.
   virtual StatusOr<std::vector<Revision>> listRevisions(const std::string& cluster) = 0;

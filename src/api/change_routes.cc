@@ -112,7 +112,9 @@ StatusOr<ApiServer::ChangeResult> ApiServer::change(const std::string& name, Act
                                           const std::function<Status(ClusterSpec&)>& edit) {
   RETURN_IF_ERROR(findCluster(name).status());  // Exists, and the caller may see it.
   bool changed = false;
-  auto stored = updateWithRetry(store_, name, [&](ClusterRecord& r) -> StatusOr<Edit> {
+  // A spec write: the reconciler's progress in the meantime does not make it
+  // retry. A terminate or delete in the meantime does (they write both).
+  auto stored = updateWithRetry(store_, name, RecordPart::kSpec, [&](ClusterRecord& r) -> StatusOr<Edit> {
     RETURN_IF_ERROR(checkAction(action, name, r.status));
     ClusterSpec spec = r.spec;
     RETURN_IF_ERROR(edit(spec));
@@ -126,13 +128,14 @@ StatusOr<ApiServer::ChangeResult> ApiServer::change(const std::string& name, Act
     r.changeAuthor = caller().user.empty() ? "api" : caller().user;
     r.changeMessage = message;
     r.changeForce = force;
+    r.changeRollback = false;
     r.updatedAt = clock_.unixMillis() / 1000;
     return Edit::kWrite;
   });
   if (!stored.isOk()) return stored.status();
   if (!changed) return ChangeResult{*stored, false};
-  (void)store_.appendEvent({0, name, clock_.unixMillis(), "Normal", "ChangeRequested",
-                            "revision " + std::to_string(stored->revision) + ": " + message});
+  event(name, "ChangeRequested", "revision " + std::to_string(stored->revision) + ": " + message,
+        stored->revision);
   reconciler_.enqueue(name);
   return ChangeResult{*stored, true};
 }
@@ -497,8 +500,8 @@ void ApiServer::changeRoutes() {
     auto r = findCluster(name);
     if (!r.isOk()) return sendError(res, r.status());
     if (r->status == ClusterStatus::kCreating) {
-      (void)store_.appendEvent({0, name, clock_.unixMillis(), "Normal", "ReconfigureRequested",
-                                "reconfigure requested while creating: another creation pass"});
+      event(name, "ReconfigureRequested",
+            "reconfigure requested while creating: another creation pass", r->revision);
       reconciler_.enqueue(name);
       sendChange(res, *r, false, {});
       res.status = 202;  // A creation pass was asked for, though no revision was made.
@@ -513,7 +516,8 @@ void ApiServer::changeRoutes() {
   post(kCluster + "/terminate", [this](const httplib::Request& req, httplib::Response& res) {
     std::string name = req.matches[1];
     if (auto r = findCluster(name); !r.isOk()) return sendError(res, r.status());
-    auto stored = updateWithRetry(store_, name, [&](ClusterRecord& next) -> StatusOr<Edit> {
+    // Both parts: a change request racing it retries and is then refused.
+    auto stored = updateWithRetry(store_, name, RecordPart::kAll, [&](ClusterRecord& next) -> StatusOr<Edit> {
       RETURN_IF_ERROR(checkAction(Action::kTerminate, name, next.status));
       next.status = ClusterStatus::kTerminating;
       next.phase = "queued";
@@ -521,8 +525,7 @@ void ApiServer::changeRoutes() {
       return Edit::kWrite;
     });
     if (!stored.isOk()) return sendError(res, stored.status());
-    (void)store_.appendEvent(
-        {0, name, clock_.unixMillis(), "Normal", "TerminateRequested", "terminate requested"});
+    event(name, "TerminateRequested", "terminate requested");
     reconciler_.enqueue(name);
     return sendJson(res, 202, clusterView(*stored, {}));
   });

@@ -1,5 +1,7 @@
 #include "api/http_util.h"
 
+#include <charconv>
+
 #include "model/actions.h"
 #include "model/spec_json.h"
 
@@ -35,6 +37,21 @@ StatusOr<json> jsonBody(const httplib::Request& req, bool emptyIsObject) {
   if (body.is_discarded() || !body.is_object())
     return invalidArgument("request body must be a JSON object");
   return body;
+}
+
+StatusOr<EventFilter> eventFilterOf(const httplib::Request& req) {
+  EventFilter filter;
+  filter.node = req.get_param_value("node");
+  if (req.has_param("revision")) {
+    const std::string text = req.get_param_value("revision");
+    int64_t n = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (ec != std::errc() || end != text.data() + text.size() || n < 1)
+      return invalidArgument("query parameter \"revision\" must be a revision number (1 or more), not \"" +
+                             text + "\"");
+    filter.revision = n;
+  }
+  return filter;
 }
 
 void sendChange(httplib::Response& res, const ClusterRecord& record, bool made,

@@ -28,6 +28,10 @@ void sendError(httplib::Response& res, const Status& s);
 // body is an empty object when `emptyIsObject`.
 StatusOr<nlohmann::json> jsonBody(const httplib::Request& req, bool emptyIsObject = false);
 
+// The query's event filter: `node` and `revision` (a positive integer;
+// InvalidArgument otherwise).
+StatusOr<EventFilter> eventFilterOf(const httplib::Request& req);
+
 // InvalidArgument naming the first member of `body` not in `known`.
 Status rejectUnknownFields(const nlohmann::json& body, std::initializer_list<const char*> known);
 

@@ -315,11 +315,9 @@ void ApiServer::nodeRoutes() {
       json v = nodeView(*r, n, reconciler_.observedNodes(r->spec.name));
       // The node's history: XIDs, restarts and reboots recorded as events.
       json history = json::array();
-      auto events = store_.listEvents(r->spec.name, 1000);
+      auto events = store_.findEvents(r->spec.name, 1000, EventFilter{node, 0});
       if (events.isOk())
-        for (const auto& e : *events)
-          if (e.message.rfind(node + " ", 0) == 0 || e.message.find("pod " + node + " ") != std::string::npos)
-            history.push_back(eventToJson(e));
+        for (const auto& e : *events) history.push_back(eventToJson(e));
       v["history"] = history;
       return sendJson(res, 200, v);
     }

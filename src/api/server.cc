@@ -98,6 +98,18 @@ StatusOr<ImageRef> ApiServer::resolveImage(const std::string& requested) {
   return info->ref;
 }
 
+void ApiServer::event(const std::string& cluster, const std::string& reason,
+                      const std::string& message, int64_t revision) {
+  Event e;
+  e.cluster = cluster;
+  e.time = clock_.unixMillis();
+  e.type = "Normal";
+  e.reason = reason;
+  e.message = message;
+  e.revision = revision;
+  (void)store_.appendEvent(e);
+}
+
 StatusOr<ClusterRecord> ApiServer::createCluster(ClusterSpec spec, const std::string& project,
                                                  const std::string& why) {
   spec.loginGeneration = 0;
@@ -130,10 +142,11 @@ StatusOr<ClusterRecord> ApiServer::createCluster(ClusterSpec spec, const std::st
     }
     return created.status();
   }
-  (void)store_.appendEvent({0, r.spec.name, clock_.unixMillis(), "Normal", "CreateRequested",
-                            why + ": " + std::to_string(r.spec.gpuNodes) + " GPU nodes x " +
-                                std::to_string(r.spec.gpusPerNode) + " GPUs, " +
-                                std::to_string(r.spec.cpuNodes) + " CPU nodes"});
+  event(r.spec.name, "CreateRequested",
+        why + ": " + std::to_string(r.spec.gpuNodes) + " GPU nodes x " +
+            std::to_string(r.spec.gpusPerNode) + " GPUs, " + std::to_string(r.spec.cpuNodes) +
+            " CPU nodes",
+        created->revision);
   reconciler_.enqueue(r.spec.name);
   return created;
 }
@@ -286,7 +299,8 @@ void ApiServer::routes() {
         return sendError(res, s);
     }
     if (rec.status != ClusterStatus::kDeleting) {
-      auto u = updateWithRetry(store_, rec.spec.name, [&](ClusterRecord& r) -> StatusOr<Edit> {
+      auto u = updateWithRetry(store_, rec.spec.name, RecordPart::kAll,
+                               [&](ClusterRecord& r) -> StatusOr<Edit> {
         if (r.status == ClusterStatus::kDeleting) return Edit::kUnchanged;
         RETURN_IF_ERROR(checkAction(Action::kDelete, r.spec.name, r.status));
         r.status = ClusterStatus::kDeleting;
@@ -296,8 +310,7 @@ void ApiServer::routes() {
       });
       if (!u.isOk()) return sendError(res, u.status());
       rec = *u;
-      (void)store_.appendEvent(
-          {0, rec.spec.name, clock_.unixMillis(), "Normal", "DeleteRequested", "delete requested"});
+      event(rec.spec.name, "DeleteRequested", "delete requested");
     }
     reconciler_.enqueue(rec.spec.name);
     sendJson(res, 202, clusterView(rec, {}));
@@ -307,7 +320,9 @@ void ApiServer::routes() {
                                                                   httplib::Response& res) {
     auto r = lookup(req.matches[1], res);
     if (!r.isOk()) return;
-    auto events = store_.listEvents(r->spec.name, 500);
+    auto filter = eventFilterOf(req);
+    if (!filter.isOk()) return sendError(res, filter.status());
+    auto events = store_.findEvents(r->spec.name, 500, *filter);
     if (!events.isOk()) return sendError(res, events.status());
     json list = json::array();
     for (const auto& e : *events) list.push_back(eventToJson(e));

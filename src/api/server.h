@@ -123,6 +123,10 @@ class ApiServer {
                                  bool force, bool always,
                                  const std::function<Status(ClusterSpec&)>& edit);
 
+  // Appends a Normal event to the cluster's log, about `revision` (0: none).
+  void event(const std::string& cluster, const std::string& reason, const std::string& message,
+             int64_t revision = 0);
+
   Store& store_;
   Reconciler& reconciler_;
   Clock& clock_;

@@ -54,6 +54,11 @@ std::string jsonString(const Json& j, const char* key, const std::string& fallba
   return v.is_string() ? v.get<std::string>() : fallback;
 }
 
+bool jsonBool(const Json& j, const char* key, bool fallback) {
+  const Json& v = jsonChild(j, key);
+  return v.is_boolean() ? v.get<bool>() : fallback;
+}
+
 int64_t jsonInt(const Json& j, const char* key, int64_t fallback) {
   const Json& v = jsonChild(j, key);
   if (v.is_number_integer() || v.is_number_unsigned()) return v.get<int64_t>();

@@ -19,6 +19,7 @@ enum class OutputFormat { kTable, kJson };
 // value of another type yields the fallback.
 std::string jsonString(const Json& j, const char* key, const std::string& fallback = "");
 int64_t jsonInt(const Json& j, const char* key, int64_t fallback = 0);
+bool jsonBool(const Json& j, const char* key, bool fallback = false);
 const Json& jsonChild(const Json& j, const char* key);
 
 // `s`, or "-" when it is empty: how a table shows a missing value.

@@ -182,7 +182,7 @@ Status followChange(ApiClient& api, CliContext& ctx, const std::string& name, co
           // follow it.
           int64_t newest = newestRevision(*history);
           const Json* next = findRevision(*history, newest);
-          if (next != nullptr && newest > revision && jsonString(*next, "author") != "corral") {
+          if (next != nullptr && newest > revision && !jsonBool(*next, "rollback")) {
             *ctx.err << "revision " << n << " was superseded by revision " << newest
                      << " (" << jsonString(*next, "message") << "), which includes it; following "
                      << "revision " << newest << "\n";
@@ -208,12 +208,12 @@ Status followChange(ApiClient& api, CliContext& ctx, const std::string& name, co
         }
       }
       if (failed) {
-        // corrald's rollback is the next revision, by "corral"; a change
-        // someone made meanwhile takes its place instead.
+        // corrald's rollback is the next revision (it says `rollback`); a
+        // change someone made meanwhile takes its place instead.
         const Json* next = findRevision(*history, revision + 1);
         if (next != nullptr) {
           std::string nextState = jsonString(*next, "state");
-          bool isRollback = jsonString(*next, "author") == "corral";
+          bool isRollback = jsonBool(*next, "rollback");
           if (isRollback && nextState == "Applied") {
             if (json) *ctx.out << renderJson(failedEntry);
             *ctx.err << "the cluster was rolled back"

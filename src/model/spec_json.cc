@@ -108,6 +108,14 @@ class ObjectReader {
     return Status::ok();
   }
 
+  Status readBool(const char* key, bool* out) const {
+    const json* v = find(key);
+    if (v == nullptr) return Status::ok();
+    if (!v->is_boolean()) return invalidArgument(field(path(key)) + " must be a boolean");
+    *out = v->get<bool>();
+    return Status::ok();
+  }
+
   Status readInt64(const char* key, int64_t* out) const {
     const json* v = find(key);
     if (v == nullptr) return Status::ok();
@@ -223,10 +231,7 @@ StatusOr<VolumeAttachment> attachmentAt(const json& j, const std::string& prefix
   RETURN_IF_ERROR(r.readString("volume", &a.volume));
   RETURN_IF_ERROR(r.readString("path", &a.path));
   RETURN_IF_ERROR(r.readString("hostPath", &a.hostPath));
-  if (const json* ro = r.find("readOnly")) {
-    if (!ro->is_boolean()) return invalidArgument(field(r.path("readOnly")) + " must be a boolean");
-    a.readOnly = ro->get<bool>();
-  }
+  RETURN_IF_ERROR(r.readBool("readOnly", &a.readOnly));
   return a;
 }
 
@@ -251,10 +256,7 @@ StatusOr<ContainerSettings> containersAt(const json& j, const std::string& prefi
   ObjectReader r(j, prefix, /*strict=*/true);
   RETURN_IF_ERROR(r.rejectUnknown({"registry", "cachePath", "insecureRegistries"}));
   ContainerSettings c;
-  if (const json* reg = r.find("registry")) {
-    if (!reg->is_boolean()) return invalidArgument(field(r.path("registry")) + " must be a boolean");
-    c.registry = reg->get<bool>();
-  }
+  RETURN_IF_ERROR(r.readBool("registry", &c.registry));
   RETURN_IF_ERROR(r.readString("cachePath", &c.cachePath));
   RETURN_IF_ERROR(r.readStringArray("insecureRegistries", &c.insecureRegistries));
   return c;
@@ -417,14 +419,13 @@ StatusOr<ClusterRecord> recordAt(const json& j) {
   RETURN_IF_ERROR(r.readStringArray("platformPartitions", &record.platformPartitions));
   RETURN_IF_ERROR(r.readString("changeAuthor", &record.changeAuthor));
   RETURN_IF_ERROR(r.readString("changeMessage", &record.changeMessage));
-  if (const json* force = r.find("changeForce")) {
-    if (!force->is_boolean()) return invalidArgument(field("changeForce") + " must be a boolean");
-    record.changeForce = force->get<bool>();
-  }
+  RETURN_IF_ERROR(r.readBool("changeForce", &record.changeForce));
+  RETURN_IF_ERROR(r.readBool("changeRollback", &record.changeRollback));
   RETURN_IF_ERROR(r.readString("controllerConfigKey", &record.controllerConfigKey));
   RETURN_IF_ERROR(r.readInt64("createdAt", &record.createdAt));
   RETURN_IF_ERROR(r.readInt64("updatedAt", &record.updatedAt));
   RETURN_IF_ERROR(r.readInt64("version", &record.version));
+  RETURN_IF_ERROR(r.readInt64("statusVersion", &record.statusVersion));
   return record;
 }
 
@@ -438,6 +439,8 @@ StatusOr<Event> eventAt(const json& j) {
   RETURN_IF_ERROR(r.readString("type", &event.type));
   RETURN_IF_ERROR(r.readString("reason", &event.reason));
   RETURN_IF_ERROR(r.readString("message", &event.message));
+  RETURN_IF_ERROR(r.readString("node", &event.node));
+  RETURN_IF_ERROR(r.readInt64("revision", &event.revision));
   return event;
 }
 
@@ -541,10 +544,7 @@ StatusOr<Volume> volumeFromJson(const nlohmann::json& j) {
     RETURN_IF_ERROR(r.readString("name", &v.name));
     RETURN_IF_ERROR(r.readString("type", &v.type));
     RETURN_IF_ERROR(r.readString("hostPath", &v.hostPath));
-    if (const json* m = r.find("managed")) {
-      if (!m->is_boolean()) return invalidArgument(field("managed") + " must be a boolean");
-      v.managed = m->get<bool>();
-    }
+    RETURN_IF_ERROR(r.readBool("managed", &v.managed));
     RETURN_IF_ERROR(r.readInt64("createdAt", &v.createdAt));
     // Volumes made before projects existed belong to the default one.
     v.project = kDefaultProject;
@@ -561,7 +561,7 @@ nlohmann::json revisionToJson(const Revision& r) {
   return json{{"revision", r.number},     {"author", r.author},
               {"message", r.message},     {"createdAt", r.createdAt},
               {"state", revisionStateName(r.state)}, {"error", r.error},
-              {"spec", specToJson(r.spec)}};
+              {"rollback", r.rollback},   {"spec", specToJson(r.spec)}};
 }
 
 StatusOr<ClusterSpec> specFromJson(const nlohmann::json& json, bool strict) {
@@ -580,8 +580,11 @@ StatusOr<NodeRecord> nodeFromJson(const nlohmann::json& json) {
 }
 
 nlohmann::json eventToJson(const Event& event) {
-  return json{{"id", event.id},     {"cluster", event.cluster}, {"time", event.time},
-              {"type", event.type}, {"reason", event.reason},   {"message", event.message}};
+  json j{{"id", event.id},     {"cluster", event.cluster}, {"time", event.time},
+         {"type", event.type}, {"reason", event.reason},   {"message", event.message}};
+  if (!event.node.empty()) j["node"] = event.node;
+  if (event.revision != 0) j["revision"] = event.revision;
+  return j;
 }
 
 StatusOr<Event> eventFromJson(const nlohmann::json& json) {
@@ -607,10 +610,48 @@ nlohmann::json recordToJson(const ClusterRecord& record) {
               {"changeAuthor", record.changeAuthor},
               {"changeMessage", record.changeMessage},
               {"changeForce", record.changeForce},
+              {"changeRollback", record.changeRollback},
               {"controllerConfigKey", record.controllerConfigKey},
               {"createdAt", record.createdAt},
               {"updatedAt", record.updatedAt},
-              {"version", record.version}};
+              {"version", record.version},
+              {"statusVersion", record.statusVersion}};
+}
+
+namespace {
+
+// Which of `recordToJson`'s members belong to which part of the record (see
+// `copyRecordPart`); `updatedAt` belongs to both and is kept by the store
+// beside them.
+constexpr const char* kSpecMembers[] = {"id", "name", "project", "revision", "spec",
+                                        "platformPartitions", "changeAuthor", "changeMessage",
+                                        "changeForce", "changeRollback", "createdAt", "version"};
+constexpr const char* kStatusMembers[] = {"status", "phase", "reason", "appliedRevision",
+                                          "subnet", "login", "nodes", "controllerConfigKey",
+                                          "statusVersion"};
+
+}  // namespace
+
+nlohmann::json recordPartToJson(const ClusterRecord& record, RecordPart part) {
+  json all = recordToJson(record);
+  if (part == RecordPart::kAll) return all;
+  json out = json::object();
+  auto keep = [&](const auto& members) {
+    for (const char* m : members) out[m] = all[m];
+  };
+  if (part == RecordPart::kSpec) keep(kSpecMembers);
+  if (part == RecordPart::kStatus) keep(kStatusMembers);
+  return out;
+}
+
+StatusOr<ClusterRecord> recordFromParts(const nlohmann::json& spec, const nlohmann::json& status) {
+  if (!spec.is_object()) return invalidArgument("the record's spec part must be a JSON object");
+  if (!status.is_object()) return invalidArgument("the record's status part must be a JSON object");
+  json merged = spec;
+  for (const char* m : kStatusMembers) {
+    if (auto it = status.find(m); it != status.end()) merged[m] = *it;
+  }
+  return recordFromJson(merged);
 }
 
 StatusOr<ClusterRecord> recordFromJson(const nlohmann::json& json) {
@@ -628,10 +669,7 @@ StatusOr<Account> accountFromJson(const nlohmann::json& j) {
     ObjectReader r(j, "", /*strict=*/false);
     Account a;
     RETURN_IF_ERROR(r.readString("name", &a.name));
-    if (const json* admin = r.find("admin")) {
-      if (!admin->is_boolean()) return invalidArgument(field("admin") + " must be a boolean");
-      a.admin = admin->get<bool>();
-    }
+    RETURN_IF_ERROR(r.readBool("admin", &a.admin));
     RETURN_IF_ERROR(r.readStringArray("projects", &a.projects));
     RETURN_IF_ERROR(r.readInt64("createdAt", &a.createdAt));
     return a;

@@ -30,7 +30,8 @@ StatusOr<ClusterSpec> specFromJson(const nlohmann::json& json, bool strict);
 nlohmann::json partitionToJson(const PartitionSpec& partition);
 StatusOr<PartitionSpec> partitionFromJson(const nlohmann::json& json, bool strict);
 
-// {"revision", "author", "message", "createdAt", "state", "error", "spec"}.
+// {"revision", "author", "message", "createdAt", "state", "error", "rollback",
+//  "spec"}.
 nlohmann::json revisionToJson(const Revision& revision);
 
 // {"name", "type", "hostPath", "managed", "createdAt", "project"}.
@@ -41,7 +42,8 @@ StatusOr<Volume> volumeFromJson(const nlohmann::json& json);
 nlohmann::json nodeToJson(const NodeRecord& node);
 StatusOr<NodeRecord> nodeFromJson(const nlohmann::json& json);
 
-// {"id", "cluster", "time", "type", "reason", "message"}.
+// {"id", "cluster", "time", "type", "reason", "message"}, and "node" and
+// "revision" where the event is about one.
 nlohmann::json eventToJson(const Event& event);
 StatusOr<Event> eventFromJson(const nlohmann::json& json);
 
@@ -56,6 +58,13 @@ nlohmann::json recordToJson(const ClusterRecord& record);
 // `spec` is required; other missing members keep their defaults and unknown
 // members are ignored, so records written by a newer corral still load.
 StatusOr<ClusterRecord> recordFromJson(const nlohmann::json& json);
+
+// One part of the record: `recordToJson`'s members that belong to it (kAll:
+// every member), as `SqliteStore` keeps the two parts in two columns.
+nlohmann::json recordPartToJson(const ClusterRecord& record, RecordPart part);
+// The record from its two parts; a status member found in `spec` (a record
+// written whole, before the parts were kept apart) gives way to `status`'s.
+StatusOr<ClusterRecord> recordFromParts(const nlohmann::json& spec, const nlohmann::json& status);
 
 // {"name", "admin", "projects", "createdAt"}.
 nlohmann::json accountToJson(const Account& account);

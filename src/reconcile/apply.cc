@@ -49,7 +49,7 @@ std::string seconds(std::chrono::steady_clock::duration d) {
   return o.str();
 }
 
-bool isRollback(const ClusterRecord& r) { return r.changeAuthor == kCorralAuthor; }
+bool isRollback(const ClusterRecord& r) { return r.changeRollback; }
 
 // A state sinfo prints for a node whose slurmd answers.
 bool serving(const std::string& state) {
@@ -147,7 +147,6 @@ Status Reconciler::runApply(ClusterRecord record) {
     c.appliedRevision = target;
     c.phase.clear();
     if (!isRollback(c)) c.reason.clear();
-    c.changeForce = false;
   });
   if (!done.isOk()) return done.status();
   if (done->appliedRevision != target) {
@@ -157,7 +156,8 @@ Status Reconciler::runApply(ClusterRecord record) {
   (void)store_.setRevisionState(name, target, RevisionState::kApplied, "");
   event(name, "Normal", isRollback(record) ? "RolledBack" : "Applied",
         "revision " + std::to_string(target) + what + " applied in " +
-            seconds(clock_.now() - started));
+            seconds(clock_.now() - started),
+        {"", target});
   return Status::ok();
 }
 
@@ -249,7 +249,7 @@ Status Reconciler::drainRemovedNodes(const ClusterRecord& record,
       list.replace(p, 1, ", ");
     if (record.changeForce && !cancelled) {
       event(name, "Warning", "JobsCancelled",
-            "scale --force: cancelling jobs on " + hostlist + ": " + list);
+            "scale --force: cancelling jobs on " + hostlist + ": " + list, {"", record.revision});
       RETURN_IF_ERROR(
           slurmCommand(name, {"scancel", "--nodelist=" + hostlist}).status());
       cancelled = true;
@@ -285,7 +285,8 @@ Status Reconciler::syncPods(const ClusterRecord& desired, const RenderedCluster&
                             ? "image " + pod.image.name + " (" + pod.image.id.substr(0, 12) + ")"
                             : "generation " + std::to_string(st.generation) + " -> " +
                                   std::to_string(pod.generation);
-      event(name, "Normal", "PodRecreated", "recreating pod " + pod.name + " (" + why + ")");
+      event(name, "Normal", "PodRecreated", "recreating pod " + pod.name + " (" + why + ")",
+            {pod.role == "worker" ? pod.name : "", desired.revision});
       // A rebooting node's jobs end now (NODE_FAIL) rather than when Slurm
       // notices; drained nodes stay drained (ReturnToService brings a down
       // node back when its slurmd registers).
@@ -426,7 +427,8 @@ Status Reconciler::failApply(const ClusterRecord& record, const Status& why, boo
     // Never roll back a rollback: keep retrying it on later passes.
     event(name, "Warning", "RollbackRetrying",
           "rolling back to revision " + std::to_string(record.appliedRevision) +
-              " did not complete: " + error + "; retrying");
+              " did not complete: " + error + "; retrying",
+          {"", record.revision});
     (void)mutate(name, [&](ClusterRecord& c) { c.phase = "rollback did not complete; retrying"; });
     return why;
   }
@@ -442,13 +444,15 @@ Status Reconciler::failApply(const ClusterRecord& record, const Status& why, boo
   event(name, "Warning", "ChangeFailed",
         "revision " + std::to_string(failed) + what + " failed: " + error +
             (touchedLive ? "; rolling back to revision " : "; nothing was changed; restoring revision ") +
-            std::to_string(applied->number));
+            std::to_string(applied->number),
+        {"", failed});
   ClusterSpec restore = applied->spec;
   auto r = mutate(name, [&](ClusterRecord& c) {
     if (c.revision != failed) return;  // A newer change replaced it anyway.
     c.spec = restore;
     c.revision = failed + 1;
     c.changeAuthor = kCorralAuthor;
+    c.changeRollback = true;
     c.changeMessage = "roll back to revision " + std::to_string(applied->number) +
                       " after revision " + std::to_string(failed) + " failed";
     c.changeForce = false;
@@ -457,7 +461,7 @@ Status Reconciler::failApply(const ClusterRecord& record, const Status& why, boo
     // What slurmctld runs with is uncertain after a failure that reached
     // it: the rollback restarts it to be sure.
     if (touchedLive) c.controllerConfigKey.clear();
-  });
+  }, RecordPart::kAll);
   if (!r.isOk()) return r.status();
   enqueue(name);
   return Status::ok();
@@ -477,7 +481,8 @@ Status Reconciler::correctDrift(const ClusterRecord& record, const RenderedClust
   RETURN_IF_ERROR(runtime_.writeFiles(name, drifted));
   event(name, "Warning", "DriftCorrected",
         "restored files that differed from revision " + std::to_string(record.appliedRevision) +
-            " (edited by hand?): " + which);
+            " (edited by hand?): " + which,
+        {"", record.appliedRevision});
   bool slurmFiles = std::any_of(drifted.begin(), drifted.end(), [](const auto& f) {
     return f.first.rfind("etc/slurm/", 0) == 0;
   });

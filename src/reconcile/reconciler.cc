@@ -152,8 +152,9 @@ void Reconciler::resyncLoop() {
 }
 
 StatusOr<ClusterRecord> Reconciler::mutate(const std::string& name,
-                                           const std::function<void(ClusterRecord&)>& fn) {
-  return updateWithRetry(store_, name, [&](ClusterRecord& r) -> StatusOr<Edit> {
+                                           const std::function<void(ClusterRecord&)>& fn,
+                                           RecordPart part) {
+  return updateWithRetry(store_, name, part, [&](ClusterRecord& r) -> StatusOr<Edit> {
     fn(r);
     r.updatedAt = clock_.unixMillis() / 1000;
     return Edit::kWrite;
@@ -167,8 +168,10 @@ void Reconciler::setPhase(const std::string& name, const std::string& phase) {
 }
 
 void Reconciler::event(const std::string& cluster, const std::string& type,
-                       const std::string& reason, const std::string& message) {
+                       const std::string& reason, const std::string& message, const EventAbout& about) {
   Event e;
+  e.node = about.node;
+  e.revision = about.revision;
   e.cluster = cluster;
   e.time = clock_.unixMillis();
   e.type = type;
@@ -430,7 +433,8 @@ Status Reconciler::runCreate(ClusterRecord record) {
     (void)store_.setRevisionState(name, done->appliedRevision, RevisionState::kApplied, "");
     event(name, "Normal", "Running",
           "cluster is running with " + std::to_string(record.nodes.size()) +
-              " nodes; login: ssh root@" + record.loginAddress);
+              " nodes; login: ssh root@" + record.loginAddress,
+          {"", done->appliedRevision});
   } else {
     enqueue(name);
   }
@@ -494,7 +498,8 @@ Status Reconciler::restartDeadPods(const ClusterRecord& record, const RenderedCl
       (void)slurmCommand(name, {"scontrol", "update", "nodename=" + pod.name, "state=down",
                                 "reason=corral: node failed (its pod stopped); restarting it"});
     }
-    event(name, "Warning", "PodRestarted", "pod " + pod.name + " was not running; recreating it");
+    event(name, "Warning", "PodRestarted", "pod " + pod.name + " was not running; recreating it",
+          {pod.role == "worker" ? pod.name : ""});
     RETURN_IF_ERROR(runtime_.startPod(pod));
   }
   return Status::ok();
@@ -526,7 +531,7 @@ void Reconciler::ingestHealth(const ClusterRecord& record) {
       bool known = recent.isOk() && std::any_of(recent->begin(), recent->end(), [&](const Event& e) {
                      return e.reason == "GpuXid" && e.message == message;
                    });
-      if (!known) event(name, cls == "hardware" ? "Warning" : "Normal", "GpuXid", message);
+      if (!known) event(name, cls == "hardware" ? "Warning" : "Normal", "GpuXid", message, {n.name});
     }
   }
 }
@@ -537,7 +542,8 @@ StatusOr<std::string> Reconciler::injectXid(const std::string& cluster, const st
   std::string line = "NVRM: Xid (PCI:0000:3b:00): " + std::to_string(code) +
                      ", pid=4242, name=python, " + xidDescription(code) + " (injected by corral)";
   RETURN_IF_ERROR(runtime_.appendKernelLog(cluster, node, line));
-  event(cluster, "Normal", "XidInjected", node + ": wrote \"" + line + "\" to its kernel log");
+  event(cluster, "Normal", "XidInjected", node + ": wrote \"" + line + "\" to its kernel log",
+        {node});
   return line;
 }
 

@@ -58,6 +58,12 @@ struct NodeObservation {
   std::string reason;  // sinfo's %E.
 };
 
+// What a reconciler event is about (Event's node and revision).
+struct EventAbout {
+  std::string node;
+  int64_t revision = 0;
+};
+
 class Reconciler {
  public:
   // `store`, `runtime` and `clock` are not owned and must outlive this.
@@ -170,12 +176,18 @@ class Reconciler {
                        const std::function<Status()>& stillWanted);
   Status waitNodesIdle(const ClusterRecord& record, Deadline deadline);
   Status refreshNodes(const std::string& cluster);
-  // Re-reads the record, applies `fn`, writes it back; retries on Conflict.
+  // Re-reads the record, applies `fn`, writes `part` of it back; retries on
+  // Conflict. The reconciler writes what it observed (kStatus), so that its
+  // progress never makes a change request retry; only a rollback, which is
+  // a new desired revision, writes both.
   StatusOr<ClusterRecord> mutate(const std::string& name,
-                                 const std::function<void(ClusterRecord&)>& fn);
+                                 const std::function<void(ClusterRecord&)>& fn,
+                                 RecordPart part = RecordPart::kStatus);
   void setPhase(const std::string& name, const std::string& phase);
+  // Appends to the cluster's event log; `about` names the node and the
+  // revision the event concerns, where it concerns one.
   void event(const std::string& cluster, const std::string& type, const std::string& reason,
-             const std::string& message);
+             const std::string& message, const EventAbout& about = {});
   bool stillStatus(const std::string& name, ClusterStatus status);
   // Recreates pods of the render that exist but died (a node failure); a
   // worker is marked down in Slurm first so that its jobs end at once.

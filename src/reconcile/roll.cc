@@ -88,7 +88,8 @@ Status Reconciler::rollWorkers(const ClusterRecord& desired, const RenderedClust
       if (spec == nullptr) return internalError("no pod " + *it + " in the render");
       event(name, "Normal", "WorkerRolled",
             "recreating " + *it + " on " + target + " (" + spec->image.id.substr(0, 12) +
-                ", roll generation " + std::to_string(spec->rollGeneration) + "); no job runs on it");
+                ", roll generation " + std::to_string(spec->rollGeneration) + "); no job runs on it",
+            {*it});
       RETURN_IF_ERROR(runtime_.stopPod(name, *it));
       RETURN_IF_ERROR(runtime_.startPod(*spec).withContext("recreating " + *it));
       RETURN_IF_ERROR(waitPodsReady(name, {*it}, "starting " + *it,

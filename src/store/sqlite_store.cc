@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/record.h"
 #include "model/spec_json.h"
 
 namespace corral {
@@ -82,34 +83,70 @@ constexpr const char* kMigrations[] = {
         created_at INTEGER NOT NULL
       );
     )sql",
+    // 4 -> 5: a cluster's spec and status kept and versioned apart, so that
+    // the reconciler's progress never makes a change request retry;
+    // revisions say whether corral made them to roll back; events say which
+    // node and revision they are about, for the API to filter on. What was
+    // recorded only in words before is read out of them once, here.
+    R"sql(
+      ALTER TABLE clusters ADD COLUMN status_version INTEGER NOT NULL DEFAULT 1;
+      ALTER TABLE clusters ADD COLUMN status TEXT NOT NULL DEFAULT '{}';
+      UPDATE clusters SET status = json_remove(record, '$.id', '$.name', '$.project',
+        '$.revision', '$.spec', '$.platformPartitions', '$.changeAuthor', '$.changeMessage',
+        '$.changeForce', '$.createdAt', '$.updatedAt', '$.version');
+      UPDATE clusters SET record = json_remove(record, '$.status', '$.phase', '$.reason',
+        '$.appliedRevision', '$.subnet', '$.login', '$.nodes', '$.controllerConfigKey',
+        '$.updatedAt');
+      UPDATE clusters SET record = json_set(record, '$.changeRollback', json('true'))
+        WHERE json_extract(record, '$.changeAuthor') = 'corral'
+          AND json_extract(record, '$.changeMessage') GLOB 'roll back to revision *';
+      ALTER TABLE revisions ADD COLUMN rollback INTEGER NOT NULL DEFAULT 0;
+      UPDATE revisions SET rollback = 1
+        WHERE author = 'corral' AND message GLOB 'roll back to revision *';
+      ALTER TABLE events ADD COLUMN node TEXT NOT NULL DEFAULT '';
+      ALTER TABLE events ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
+      UPDATE events SET revision = CAST(substr(message, 10) AS INTEGER)
+        WHERE message GLOB 'revision [0-9]*';
+      UPDATE events SET revision = 1 WHERE reason = 'CreateRequested';
+      UPDATE events SET node = CASE reason
+          WHEN 'PodRecreated' THEN substr(message, 16, instr(substr(message, 16), ' ') - 1)
+          WHEN 'PodRestarted' THEN substr(message, 5, instr(substr(message, 5), ' ') - 1)
+          WHEN 'WorkerRolled' THEN substr(message, 12, instr(substr(message, 12), ' ') - 1)
+          WHEN 'XidInjected' THEN substr(message, 1, instr(message, ':') - 1)
+          WHEN 'GpuXid' THEN substr(message, 1, instr(message, ' ') - 1)
+        END
+        WHERE reason IN ('PodRecreated', 'PodRestarted', 'WorkerRolled', 'XidInjected', 'GpuXid');
+      -- Only Slurm nodes are nodes (not the login or controller pod).
+      UPDATE events SET node = '' WHERE node IS NULL OR NOT
+        (node GLOB 'slinky-[0-9]*' OR node GLOB 'cpu-workers-[0-9]*');
+      CREATE INDEX events_by_node ON events (cluster, node, id);
+    )sql",
 };
 static_assert(std::size(kMigrations) == SqliteStore::kSchemaVersion,
               "every schema version needs its migration");
 
-constexpr const char* kSelectCluster = "SELECT id, version, record FROM clusters WHERE name = ?";
+constexpr const char* kSelectCluster =
+    "SELECT id, version, status_version, record, status, updated_at FROM clusters WHERE name = ?";
 constexpr const char* kSelectClusterId = "SELECT id FROM clusters WHERE name = ?";
-constexpr const char* kListClusters = "SELECT name, id, version, record FROM clusters ORDER BY id";
+constexpr const char* kListClusters =
+    "SELECT id, version, status_version, record, status, updated_at, name FROM clusters "
+    "ORDER BY id";
 constexpr const char* kInsertCluster =
-    "INSERT INTO clusters (name, version, record, created_at, updated_at) VALUES (?, 1, '', ?, ?)";
-constexpr const char* kSetClusterRecord = "UPDATE clusters SET record = ? WHERE id = ?";
-// The stored revision is the newest row in `revisions`: every write that
-// raises a record's revision adds that row in the same transaction.
-constexpr const char* kSelectForUpdate =
-    "SELECT id, version, (SELECT COALESCE(MAX(revision), 0) FROM revisions "
-    "WHERE cluster_id = clusters.id) FROM clusters WHERE name = ?";
-constexpr const char* kUpdateCluster =
-    "UPDATE clusters SET version = ?, record = ?, created_at = ?, updated_at = ? "
-    "WHERE id = ? AND version = ?";
+    "INSERT INTO clusters (name, version, status_version, record, status, created_at, updated_at) "
+    "VALUES (?, 1, 1, '', '', ?, ?)";
+constexpr const char* kSetClusterParts =
+    "UPDATE clusters SET version = ?, status_version = ?, record = ?, status = ?, "
+    "created_at = ?, updated_at = ? WHERE id = ?";
 constexpr const char* kDeleteCluster = "DELETE FROM clusters WHERE id = ?";
 constexpr const char* kInsertRevision =
-    "INSERT INTO revisions (cluster_id, revision, spec, author, message, state, created_at) "
-    "VALUES (?, ?, ?, ?, ?, 'Pending', ?)";
+    "INSERT INTO revisions (cluster_id, revision, spec, author, message, rollback, state, "
+    "created_at) VALUES (?, ?, ?, ?, ?, ?, 'Pending', ?)";
 // A new revision supersedes every older one that was never applied.
 constexpr const char* kSupersedeRevisions =
     "UPDATE revisions SET state = 'Superseded' WHERE cluster_id = ? AND revision < ? "
     "AND state = 'Pending'";
 constexpr const char* kListRevisions =
-    "SELECT revision, spec, author, message, created_at, state, error FROM revisions "
+    "SELECT revision, spec, author, message, created_at, state, error, rollback FROM revisions "
     "WHERE cluster_id = ? ORDER BY revision";
 constexpr const char* kSetRevisionState =
     "UPDATE revisions SET state = ?, error = ? WHERE cluster_id = ? AND revision = ?";
@@ -117,11 +154,13 @@ constexpr const char* kDeleteRevisions = "DELETE FROM revisions WHERE cluster_id
 // One statement, so the existence check and the insert are atomic without a
 // transaction.
 constexpr const char* kInsertEvent =
-    "INSERT INTO events (cluster, time, type, reason, message) "
-    "SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM clusters WHERE name = ?)";
-constexpr const char* kListEvents =
-    "SELECT id, cluster, time, type, reason, message FROM "
-    "(SELECT * FROM events WHERE cluster = ? ORDER BY id DESC LIMIT ?) ORDER BY id";
+    "INSERT INTO events (cluster, time, type, reason, message, node, revision) "
+    "SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM clusters WHERE name = ?)";
+// An empty node and a revision of 0 match every event.
+constexpr const char* kFindEvents =
+    "SELECT id, cluster, time, type, reason, message, node, revision FROM "
+    "(SELECT * FROM events WHERE cluster = ? AND (? = '' OR node = ?) AND (? = 0 OR revision = ?) "
+    "ORDER BY id DESC LIMIT ?) ORDER BY id";
 constexpr const char* kDeleteEvents = "DELETE FROM events WHERE cluster = ?";
 constexpr const char* kInsertVolume = "INSERT INTO volumes (name, record) VALUES (?, ?)";
 constexpr const char* kSelectVolume = "SELECT record FROM volumes WHERE name = ?";
@@ -374,24 +413,35 @@ Status SqliteStore::error(int rc, const std::string& what) const {
                        "\")");
 }
 
-StatusOr<ClusterRecord> SqliteStore::readRecord(const std::string& name, int64_t id,
-                                                int64_t version,
-                                                const std::string& recordJson) const {
+StatusOr<ClusterRecord> SqliteStore::readRecord(Statement& row, const std::string& name) const {
   const std::string corrupt = "the stored record of cluster " + quote(name) +
                               " is corrupt (restore the store from a backup or delete the "
                               "cluster): ";
-  json j = json::parse(recordJson, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return internalError(corrupt + "it is not valid JSON");
-  StatusOr<ClusterRecord> record = recordFromJson(j);
+  json spec = json::parse(row.text(3), nullptr, /*allow_exceptions=*/false);
+  json status = json::parse(row.text(4), nullptr, /*allow_exceptions=*/false);
+  if (spec.is_discarded() || status.is_discarded())
+    return internalError(corrupt + "it is not valid JSON");
+  StatusOr<ClusterRecord> record = recordFromParts(spec, status);
   if (!record.isOk()) return internalError(corrupt + record.status().message());
   if (record->spec.name != name) {
     return internalError(corrupt + "it names cluster " + quote(record->spec.name));
   }
   // The columns are authoritative; the copies inside the JSON are for readers
   // of a dump.
-  record->id = id;
-  record->version = version;
+  record->id = row.int64(0);
+  record->version = row.int64(1);
+  record->statusVersion = row.int64(2);
+  record->updatedAt = row.int64(5);
   return record;
+}
+
+Status SqliteStore::writeParts(const ClusterRecord& record) {
+  const std::string& name = record.spec.name;
+  ASSIGN_OR_RETURN(std::string spec, dump(recordPartToJson(record, RecordPart::kSpec), name));
+  ASSIGN_OR_RETURN(std::string status, dump(recordPartToJson(record, RecordPart::kStatus), name));
+  Statement set(this, kSetClusterParts);
+  set.bind(record.version).bind(record.statusVersion).bind(spec).bind(status);
+  return set.bind(record.createdAt).bind(record.updatedAt).bind(record.id).run();
 }
 
 StatusOr<ClusterRecord> SqliteStore::createCluster(ClusterRecord record) {
@@ -412,11 +462,8 @@ StatusOr<ClusterRecord> SqliteStore::createCluster(ClusterRecord record) {
   // The id is only known once the row exists, and the record JSON carries it.
   record.id = sqlite3_last_insert_rowid(db_);
   record.version = 1;
-  ASSIGN_OR_RETURN(std::string text, dump(recordToJson(record), name));
-  {
-    Statement set(this, kSetClusterRecord);
-    RETURN_IF_ERROR(set.bind(text).bind(record.id).run());
-  }
+  record.statusVersion = 1;
+  RETURN_IF_ERROR(writeParts(record));
   if (record.revision > 0) RETURN_IF_ERROR(insertRevision(record.id, record));
   RETURN_IF_ERROR(tx.commit());
   return record;
@@ -424,10 +471,14 @@ StatusOr<ClusterRecord> SqliteStore::createCluster(ClusterRecord record) {
 
 StatusOr<ClusterRecord> SqliteStore::getCluster(const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
+  return selectCluster(name);
+}
+
+StatusOr<ClusterRecord> SqliteStore::selectCluster(const std::string& name) {
   Statement select(this, kSelectCluster);
   ASSIGN_OR_RETURN(bool found, select.bind(name).step());
   if (!found) return notFound("no cluster named " + quote(name));
-  return readRecord(name, select.int64(0), select.int64(1), select.text(2));
+  return readRecord(select, name);
 }
 
 StatusOr<std::vector<ClusterRecord>> SqliteStore::listClusters() {
@@ -437,57 +488,24 @@ StatusOr<std::vector<ClusterRecord>> SqliteStore::listClusters() {
   while (true) {
     ASSIGN_OR_RETURN(bool row, select.step());
     if (!row) break;
-    ASSIGN_OR_RETURN(ClusterRecord record,
-                     readRecord(select.text(0), select.int64(1), select.int64(2), select.text(3)));
+    ASSIGN_OR_RETURN(ClusterRecord record, readRecord(select, select.text(6)));
     records.push_back(std::move(record));
   }
   return records;
 }
 
-StatusOr<ClusterRecord> SqliteStore::updateCluster(const ClusterRecord& record) {
+StatusOr<ClusterRecord> SqliteStore::writeCluster(const ClusterRecord& record, RecordPart part) {
   const std::string& name = record.spec.name;
   RETURN_IF_ERROR(checkName(name));
   std::lock_guard<std::mutex> lock(mu_);
   Transaction tx(this);
   RETURN_IF_ERROR(tx.begin(/*write=*/true));
-  int64_t id = 0;
-  int64_t version = 0;
-  int64_t revision = 0;
-  {
-    Statement select(this, kSelectForUpdate);
-    ASSIGN_OR_RETURN(bool found, select.bind(name).step());
-    if (!found) return notFound("no cluster named " + quote(name));
-    id = select.int64(0);
-    version = select.int64(1);
-    revision = select.int64(2);
-  }
-  // A version alone could match by accident once the cluster has been deleted
-  // and created again (both start at version 1), so the id must match too.
-  if (id != record.id) {
-    return conflict("cluster " + quote(name) + " was deleted and created again (id " +
-                    std::to_string(id) + ", expected " + std::to_string(record.id) +
-                    "); reload it and retry");
-  }
-  if (version != record.version) {
-    return conflict("cluster " + quote(name) + " was changed concurrently (version " +
-                    std::to_string(version) + ", expected " + std::to_string(record.version) +
-                    "); retry");
-  }
-  if (record.revision < revision) {
-    return invalidArgument("the revision of cluster " + quote(name) + " cannot go back from " +
-                           std::to_string(revision) + " to " + std::to_string(record.revision));
-  }
-  ClusterRecord stored = record;
-  stored.version = version + 1;
-  ASSIGN_OR_RETURN(std::string text, dump(recordToJson(stored), name));
-  {
-    Statement update(this, kUpdateCluster);
-    update.bind(stored.version).bind(text).bind(stored.createdAt).bind(stored.updatedAt);
-    RETURN_IF_ERROR(update.bind(id).bind(version).run());
-  }
-  if (stored.revision > revision) RETURN_IF_ERROR(insertRevision(id, stored));
+  ASSIGN_OR_RETURN(ClusterRecord stored, selectCluster(name));
+  ASSIGN_OR_RETURN(ClusterRecord next, applyWrite(stored, record, part));
+  RETURN_IF_ERROR(writeParts(next));
+  if (next.revision > stored.revision) RETURN_IF_ERROR(insertRevision(next.id, next));
   RETURN_IF_ERROR(tx.commit());
-  return stored;
+  return next;
 }
 
 Status SqliteStore::deleteCluster(const std::string& name) {
@@ -520,7 +538,8 @@ Status SqliteStore::appendEvent(const Event& event) {
   std::lock_guard<std::mutex> lock(mu_);
   Statement insert(this, kInsertEvent);
   insert.bind(event.cluster).bind(event.time).bind(event.type).bind(event.reason);
-  RETURN_IF_ERROR(insert.bind(event.message).bind(event.cluster).run());
+  insert.bind(event.message).bind(event.node).bind(event.revision);
+  RETURN_IF_ERROR(insert.bind(event.cluster).run());
   if (sqlite3_changes(db_) == 0) {
     return notFound("cannot record an event for cluster " + quote(event.cluster) +
                     ": no cluster has that name");
@@ -528,7 +547,8 @@ Status SqliteStore::appendEvent(const Event& event) {
   return Status::ok();
 }
 
-StatusOr<std::vector<Event>> SqliteStore::listEvents(const std::string& cluster, int limit) {
+StatusOr<std::vector<Event>> SqliteStore::findEvents(const std::string& cluster, int limit,
+                                                     const EventFilter& filter) {
   if (limit <= 0) {
     return invalidArgument("the event limit must be positive, not " + std::to_string(limit));
   }
@@ -544,8 +564,9 @@ StatusOr<std::vector<Event>> SqliteStore::listEvents(const std::string& cluster,
   }
   std::vector<Event> events;
   {
-    Statement select(this, kListEvents);
-    select.bind(cluster).bind(static_cast<int64_t>(limit));
+    Statement select(this, kFindEvents);
+    select.bind(cluster).bind(filter.node).bind(filter.node);
+    select.bind(filter.revision).bind(filter.revision).bind(static_cast<int64_t>(limit));
     while (true) {
       ASSIGN_OR_RETURN(bool row, select.step());
       if (!row) break;
@@ -556,6 +577,8 @@ StatusOr<std::vector<Event>> SqliteStore::listEvents(const std::string& cluster,
       event.type = select.text(3);
       event.reason = select.text(4);
       event.message = select.text(5);
+      event.node = select.text(6);
+      event.revision = select.int64(7);
       events.push_back(std::move(event));
     }
   }
@@ -758,7 +781,8 @@ Status SqliteStore::insertRevision(int64_t clusterId, const ClusterRecord& recor
   {
     Statement insert(this, kInsertRevision);
     insert.bind(clusterId).bind(record.revision).bind(spec).bind(record.changeAuthor);
-    RETURN_IF_ERROR(insert.bind(record.changeMessage).bind(record.updatedAt).run());
+    insert.bind(record.changeMessage).bind(int64_t{record.changeRollback ? 1 : 0});
+    RETURN_IF_ERROR(insert.bind(record.updatedAt).run());
   }
   Statement supersede(this, kSupersedeRevisions);
   return supersede.bind(clusterId).bind(record.revision).run();
@@ -801,6 +825,7 @@ StatusOr<std::vector<Revision>> SqliteStore::listRevisions(const std::string& cl
       r.createdAt = select.int64(4);
       r.state = *state;
       r.error = select.text(6);
+      r.rollback = select.int64(7) != 0;
       revisions.push_back(std::move(r));
     }
   }

@@ -2,16 +2,20 @@
 
 // `SqliteStore`: the embedded `Store`, one SQLite database file.
 //
-// Layout (schema version 1, kept in `PRAGMA user_version` so that a later
-// corral can migrate it step by step):
-//   clusters(id, name UNIQUE, version, record JSON, created_at, updated_at)
-//   revisions(cluster_id, revision, spec JSON, author, created_at)
-//   events(id, cluster, time, type, reason, message)
+// Layout (the schema version is kept in `PRAGMA user_version` so that a later
+// corral can migrate it step by step; see kMigrations):
+//   clusters(id, name UNIQUE, version, record JSON, created_at, updated_at,
+//            status_version, status JSON)   (apart since version 5)
+//   revisions(cluster_id, revision, spec JSON, author, created_at, message,
+//             state, error, rollback)
+//   events(id, cluster, time, type, reason, message, node, revision)
 //   sequences(name, value)
 //   volumes(name, record JSON)              (version 3)
 //   accounts(name, record JSON), tokens(id, hash UNIQUE, user, …)  (version 4)
-// `id` and `version` columns are authoritative; the same numbers inside the
-// record JSON are a copy. Ids come from AUTOINCREMENT and are never reused,
+// A cluster's desired part is `record`, its observed part `status` (see
+// `ClusterRecord`), each with its version. The `id`, `version`,
+// `status_version` and `updated_at` columns are authoritative; the same
+// numbers inside the JSON are a copy. Ids come from AUTOINCREMENT and are never reused,
 // not even after the newest cluster is deleted.
 //
 // The database runs in WAL mode with a busy timeout, so a second process (the
@@ -41,7 +45,7 @@ class SqliteStore : public Store {
  public:
   // The schema version this build writes and the newest it can read. A
   // database with a newer version is refused rather than misread.
-  static constexpr int kSchemaVersion = 4;
+  static constexpr int kSchemaVersion = 5;
 
   // How long a statement waits for another connection's lock before the
   // call fails with Unavailable.
@@ -61,22 +65,24 @@ class SqliteStore : public Store {
   // The `Store` contract, with these specifics, shared with `FakeStore`:
   // - an empty cluster name is InvalidArgument;
   // - `createCluster` records revision `record.revision` when it is above 0;
-  // - `updateCluster` is Conflict when the stored cluster has another `id`
-  //   (it was deleted and created again) or another `version`; it records a
-  //   revision whenever `record.revision` is above the stored one and is
-  //   InvalidArgument when `record.revision` is below it;
+  // - `writeCluster` follows `applyWrite` (src/model/record.h): Conflict
+  //   when the stored cluster has another `id` (it was deleted and created
+  //   again) or the written part another version; it records a revision
+  //   whenever a spec write raises `record.revision` and is InvalidArgument
+  //   when it would lower it;
   // - `deleteCluster` also removes the cluster's revisions;
-  // - `appendEvent` and `listEvents` are NotFound for a cluster that does not
+  // - `appendEvent` and `findEvents` are NotFound for a cluster that does not
   //   exist, so that no orphaned event outlives its cluster and turns up in
-  //   the log of a later cluster of the same name; `listEvents` is
+  //   the log of a later cluster of the same name; `findEvents` is
   //   InvalidArgument when `limit` is not positive.
   StatusOr<ClusterRecord> createCluster(ClusterRecord record) override;
   StatusOr<ClusterRecord> getCluster(const std::string& name) override;
   StatusOr<std::vector<ClusterRecord>> listClusters() override;
-  StatusOr<ClusterRecord> updateCluster(const ClusterRecord& record) override;
+  StatusOr<ClusterRecord> writeCluster(const ClusterRecord& record, RecordPart part) override;
   Status deleteCluster(const std::string& name) override;
   Status appendEvent(const Event& event) override;
-  StatusOr<std::vector<Event>> listEvents(const std::string& cluster, int limit) override;
+  StatusOr<std::vector<Event>> findEvents(const std::string& cluster, int limit,
+                                          const EventFilter& filter) override;
   StatusOr<int64_t> nextSequence(const std::string& name) override;
   StatusOr<std::vector<Revision>> listRevisions(const std::string& cluster) override;
   StatusOr<Volume> createVolume(const Volume& volume) override;
@@ -110,8 +116,13 @@ class SqliteStore : public Store {
   // A cached prepared statement for `sql`; the cache owns it.
   StatusOr<sqlite3_stmt*> prepare(const char* sql);
   Status error(int rc, const std::string& what) const;
-  StatusOr<ClusterRecord> readRecord(const std::string& name, int64_t id, int64_t version,
-                                     const std::string& recordJson) const;
+  // The record in a row of kSelectCluster's columns (id, version,
+  // status_version, record, status, updated_at).
+  StatusOr<ClusterRecord> readRecord(Statement& row, const std::string& name) const;
+  // The cluster named `name`, read under the caller's lock.
+  StatusOr<ClusterRecord> selectCluster(const std::string& name);
+  // Writes both parts of `record` over its row, versions as given.
+  Status writeParts(const ClusterRecord& record);
 
   // Serialises every use of `db_` and `statements_`: a SQLite connection and
   // its statements must not be used by two threads at once.

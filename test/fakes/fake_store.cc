@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "model/record.h"
 #include "model/spec_json.h"
 
 namespace corral {
@@ -67,6 +68,7 @@ StatusOr<ClusterRecord> FakeStore::createCluster(ClusterRecord record) {
   }
   record.id = nextClusterId_;
   record.version = 1;
+  record.statusVersion = 1;
   ASSIGN_OR_RETURN(ClusterRecord stored, roundTrip(record));
   ++nextClusterId_;
   if (stored.revision > 0) addRevision(stored);
@@ -91,36 +93,51 @@ StatusOr<std::vector<ClusterRecord>> FakeStore::listClusters() {
   return records;
 }
 
-StatusOr<ClusterRecord> FakeStore::updateCluster(const ClusterRecord& record) {
+void FakeStore::beforeWrite(std::function<void(const ClusterRecord&, RecordPart)> hook) {
+  std::lock_guard<std::mutex> lock(mu_);
+  beforeWrite_ = std::move(hook);
+}
+
+StatusOr<ClusterRecord> FakeStore::writeCluster(const ClusterRecord& record, RecordPart part) {
+  std::function<void(const ClusterRecord&, RecordPart)> hook;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!inHook_) hook = beforeWrite_;
+    inHook_ = static_cast<bool>(hook);
+  }
+  if (hook) {
+    hook(record, part);
+    std::lock_guard<std::mutex> lock(mu_);
+    inHook_ = false;
+  }
   std::lock_guard<std::mutex> lock(mu_);
   if (auto fault = takeFault()) return *fault;
+  ++writes_[static_cast<int>(part)];
   const std::string& name = record.spec.name;
   RETURN_IF_ERROR(checkName(name));
   auto it = std::find_if(clusters_.begin(), clusters_.end(),
                          [&](const auto& entry) { return entry.second.spec.name == name; });
   if (it == clusters_.end()) return notFound("no cluster named " + quote(name));
   const ClusterRecord& current = it->second;
-  if (current.id != record.id) {
-    return conflict("cluster " + quote(name) + " was deleted and created again (id " +
-                    std::to_string(current.id) + ", expected " + std::to_string(record.id) +
-                    "); reload it and retry");
+  StatusOr<ClusterRecord> next = applyWrite(current, record, part);
+  if (!next.isOk()) {
+    if (next.status().code() == Code::kConflict) ++conflicts_;
+    return next.status();
   }
-  if (current.version != record.version) {
-    return conflict("cluster " + quote(name) + " was changed concurrently (version " +
-                    std::to_string(current.version) + ", expected " +
-                    std::to_string(record.version) + "); retry");
-  }
-  if (record.revision < current.revision) {
-    return invalidArgument("the revision of cluster " + quote(name) + " cannot go back from " +
-                           std::to_string(current.revision) + " to " +
-                           std::to_string(record.revision));
-  }
-  ClusterRecord next = record;
-  next.version = current.version + 1;
-  ASSIGN_OR_RETURN(ClusterRecord stored, roundTrip(next));
+  ASSIGN_OR_RETURN(ClusterRecord stored, roundTrip(*next));
   if (stored.revision > current.revision) addRevision(stored);
   it->second = stored;
   return stored;
+}
+
+int64_t FakeStore::writes(RecordPart part) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return writes_[static_cast<int>(part)];
+}
+
+int64_t FakeStore::conflicts() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return conflicts_;
 }
 
 Status FakeStore::deleteCluster(const std::string& name) {
@@ -151,7 +168,8 @@ Status FakeStore::appendEvent(const Event& event) {
   return Status::ok();
 }
 
-StatusOr<std::vector<Event>> FakeStore::listEvents(const std::string& cluster, int limit) {
+StatusOr<std::vector<Event>> FakeStore::findEvents(const std::string& cluster, int limit,
+                                                   const EventFilter& filter) {
   std::lock_guard<std::mutex> lock(mu_);
   if (auto fault = takeFault()) return *fault;
   if (limit <= 0) {
@@ -163,7 +181,10 @@ StatusOr<std::vector<Event>> FakeStore::listEvents(const std::string& cluster, i
   std::vector<Event> newest;
   for (auto it = events_.rbegin();
        it != events_.rend() && newest.size() < static_cast<size_t>(limit); ++it) {
-    if (it->cluster == cluster) newest.push_back(*it);
+    if (it->cluster != cluster) continue;
+    if (!filter.node.empty() && it->node != filter.node) continue;
+    if (filter.revision != 0 && it->revision != filter.revision) continue;
+    newest.push_back(*it);
   }
   std::reverse(newest.begin(), newest.end());
   return newest;
@@ -183,7 +204,7 @@ void FakeStore::addRevision(const ClusterRecord& stored) {
   history[stored.revision] = Revision{stored.revision,      stored.spec,
                                       stored.changeAuthor,  stored.changeMessage,
                                       stored.updatedAt,     RevisionState::kPending,
-                                      ""};
+                                      "",                   stored.changeRollback};
 }
 
 StatusOr<std::vector<Revision>> FakeStore::listRevisions(const std::string& cluster) {

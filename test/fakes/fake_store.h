@@ -11,6 +11,7 @@
 // tests reach the store-error paths of their code. Thread-safe.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -31,10 +32,11 @@ class FakeStore : public Store {
   StatusOr<ClusterRecord> createCluster(ClusterRecord record) override;
   StatusOr<ClusterRecord> getCluster(const std::string& name) override;
   StatusOr<std::vector<ClusterRecord>> listClusters() override;
-  StatusOr<ClusterRecord> updateCluster(const ClusterRecord& record) override;
+  StatusOr<ClusterRecord> writeCluster(const ClusterRecord& record, RecordPart part) override;
   Status deleteCluster(const std::string& name) override;
   Status appendEvent(const Event& event) override;
-  StatusOr<std::vector<Event>> listEvents(const std::string& cluster, int limit) override;
+  StatusOr<std::vector<Event>> findEvents(const std::string& cluster, int limit,
+                                          const EventFilter& filter) override;
   StatusOr<int64_t> nextSequence(const std::string& name) override;
   StatusOr<std::vector<Revision>> listRevisions(const std::string& cluster) override;
   Status setRevisionState(const std::string& cluster, int64_t revision, RevisionState state,
@@ -61,6 +63,16 @@ class FakeStore : public Store {
   // check that its code did (or did not) touch the store.
   int64_t calls() const;
 
+  // How many writes of `part` were asked for, and how many of all writes
+  // were refused with Conflict: a test's counter of retries.
+  int64_t writes(RecordPart part) const;
+  int64_t conflicts() const;
+
+  // Runs `hook` at the start of every `writeCluster` (outside the store's
+  // lock, so the hook may use the store; not for the hook's own writes):
+  // how a test puts another writer between a caller's read and its write.
+  void beforeWrite(std::function<void(const ClusterRecord&, RecordPart)> hook);
+
  private:
   // Takes the pending fault, if any, and counts the call. Requires `mu_`.
   std::optional<Status> takeFault();
@@ -68,6 +80,10 @@ class FakeStore : public Store {
   mutable std::mutex mu_;
   std::optional<Status> fault_;
   int64_t calls_ = 0;
+  int64_t writes_[3] = {0, 0, 0};
+  int64_t conflicts_ = 0;
+  std::function<void(const ClusterRecord&, RecordPart)> beforeWrite_;
+  bool inHook_ = false;
   int64_t nextClusterId_ = 1;
   int64_t nextEventId_ = 1;
   std::map<int64_t, ClusterRecord> clusters_;  // By id, so lists come in id order.

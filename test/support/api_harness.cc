@@ -284,6 +284,7 @@ void ApiHarness::populate() {
   next.revision = 3;
   next.spec = a.spec;
   next.changeAuthor = "corral";
+  next.changeRollback = true;
   next.changeMessage = "roll back to revision 1 after revision 2 failed";
   next = checked(store.updateCluster(next), "updateCluster");
   check(store.setRevisionState("a", 3, RevisionState::kApplied, ""), "setRevisionState");
@@ -292,15 +293,15 @@ void ApiHarness::populate() {
   next = checked(store.updateCluster(next), "updateCluster");
 
   int64_t t = clock.unixMillis();
-  check(store.appendEvent({0, "a", t, "Normal", "Created", "cluster is Running"}), "appendEvent");
-  check(store.appendEvent({0, "a", t + 1, "Normal", "ChangeRequested", "revision 2: config"}), "");
-  check(store.appendEvent({0, "a", t + 2, "Warning", "ChangeFailed", "revision 2 failed"}), "");
-  check(store.appendEvent({0, "a", t + 3, "Normal", "RolledBack", "back to revision 1"}), "");
+  check(store.appendEvent({0, "a", t, "Normal", "Created", "cluster is Running", "", 0}), "appendEvent");
+  check(store.appendEvent({0, "a", t + 1, "Normal", "ChangeRequested", "revision 2: config", "", 2}), "");
+  check(store.appendEvent({0, "a", t + 2, "Warning", "ChangeFailed", "revision 2 failed", "", 2}), "");
+  check(store.appendEvent({0, "a", t + 3, "Normal", "RolledBack", "back to revision 1", "", 3}), "");
   check(store.appendEvent({0, "a", t + 4, "Warning", "GpuXid",
-                           "slinky-0 reported XID 79 (hardware): GPU has fallen off the bus"}),
+                           "slinky-0 reported XID 79 (hardware): GPU has fallen off the bus", "slinky-0", 0}),
         "");
   check(store.appendEvent({0, "a", t + 5, "Normal", "PodRestarted",
-                           "pod slinky-1 was not running; recreating it"}),
+                           "pod slinky-1 was not running; recreating it", "slinky-1", 0}),
         "");
 
   // Its runtime: a controller whose Slurm answers, and two health reports.
@@ -345,7 +346,7 @@ void ApiHarness::populate() {
   checked(store.createCluster(cluster("bee", "team-b", ClusterStatus::kRunning, 1, 0, 5)),
           "createCluster bee");
   for (const char* c : {"idle", "old", "creating", "bee"})
-    check(store.appendEvent({0, c, t, "Normal", "CreateRequested", "create requested"}), "");
+    check(store.appendEvent({0, c, t, "Normal", "CreateRequested", "create requested", "", 0}), "");
 
   auto volume = [&](const std::string& name, const std::string& project, const std::string& type) {
     Volume v;

@@ -17,6 +17,7 @@
 #include "fakes/fake_runtime.h"
 #include "fakes/fake_store.h"
 #include "slurm/renderer.h"
+#include "store/update.h"
 
 namespace corral {
 namespace {
@@ -223,6 +224,57 @@ TEST_F(ApiChangesTest, LoginRestartAndReconfigureAlwaysMakeARevision) {
   Answer revisions = send("GET", "/api/v1/clusters/a/revisions");
   EXPECT_EQ(revisions.body["revisions"].size(), 3u);
   EXPECT_EQ(revisions.body["revisions"][2]["state"], "Pending");
+}
+
+// A change request while the reconciler works on the cluster: its progress
+// (phase, node table) is written between the request's read and its write,
+// as during a long apply. The change is stored at its first attempt: no
+// conflict, no retry, and the progress written meanwhile is kept.
+TEST_F(ApiChangesTest, StatusWritesDuringAnApplyDoNotMakeAChangeRetry) {
+  int progress = 0;
+  store_.beforeWrite([&](const ClusterRecord&, RecordPart part) {
+    if (part != RecordPart::kSpec) return;
+    for (int i = 0; i < 3; ++i) {
+      auto r = updateWithRetry(store_, "a", RecordPart::kStatus, [&](ClusterRecord& c) -> StatusOr<Edit> {
+        c.phase = "waiting for slinky-" + std::to_string(i) + "'s jobs";
+        return Edit::kWrite;
+      });
+      EXPECT_TRUE(r.isOk());
+      ++progress;
+    }
+  });
+  const int64_t specWrites = store_.writes(RecordPart::kSpec);
+  Answer a = send("POST", "/api/v1/clusters/a/scale", R"({"gpuNodes": 6})");
+  store_.beforeWrite(nullptr);
+  ASSERT_EQ(a.status, 202) << a.body.dump();
+  EXPECT_EQ(progress, 3);
+  EXPECT_EQ(store_.conflicts(), 0) << "the change retried";
+  EXPECT_EQ(store_.writes(RecordPart::kSpec) - specWrites, 1);
+  ClusterRecord now = *store_.getCluster("a");
+  EXPECT_EQ(now.spec.gpuNodes, 6);
+  EXPECT_EQ(now.revision, 2);
+  EXPECT_EQ(now.phase, "waiting for slinky-2's jobs");
+}
+
+// Terminate writes both parts: a change request racing it reads again and
+// is refused by the new status rather than making a revision of a cluster
+// being terminated.
+TEST_F(ApiChangesTest, AChangeRacingATerminateIsRefused) {
+  bool once = false;
+  store_.beforeWrite([&](const ClusterRecord&, RecordPart part) {
+    if (part != RecordPart::kSpec || once) return;
+    once = true;
+    auto r = updateWithRetry(store_, "a", RecordPart::kAll, [&](ClusterRecord& c) -> StatusOr<Edit> {
+      c.status = ClusterStatus::kTerminating;
+      return Edit::kWrite;
+    });
+    EXPECT_TRUE(r.isOk());
+  });
+  Answer a = send("POST", "/api/v1/clusters/a/scale", R"({"gpuNodes": 6})");
+  store_.beforeWrite(nullptr);
+  EXPECT_EQ(a.status, 409) << a.body.dump();
+  EXPECT_EQ(store_.conflicts(), 1);
+  EXPECT_EQ(store_.getCluster("a")->revision, 1);
 }
 
 TEST_F(ApiChangesTest, ConfigDiffShowsTheRenderedChangeWithoutStoringIt) {

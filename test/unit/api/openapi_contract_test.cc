@@ -268,11 +268,29 @@ TEST_F(OpenapiContractTest, EveryOperationAnswersAsDocumented) {
   Answer revisions = expect("GET", "/api/v1/clusters/a/revisions", "", 200);
   EXPECT_EQ(revisions.body["revisions"][1]["state"], "Failed");
   EXPECT_EQ(revisions.body["revisions"][2]["author"], "corral");
+  EXPECT_EQ(revisions.body["revisions"][2]["rollback"], true);
+  EXPECT_EQ(revisions.body["revisions"][1]["rollback"], false);
+  // Events filtered on what they are about.
+  Answer ofRevision = expect("GET", "/api/v1/clusters/a/events?revision=2", "", 200);
+  ASSERT_EQ(ofRevision.body["events"].size(), 2u);
+  EXPECT_EQ(ofRevision.body["events"][0]["reason"], "ChangeRequested");
+  EXPECT_EQ(ofRevision.body["events"][1]["reason"], "ChangeFailed");
+  EXPECT_EQ(ofRevision.body["events"][1]["revision"], 2);
+  Answer ofNode = expect("GET", "/api/v1/clusters/a/events?node=slinky-1", "", 200);
+  ASSERT_EQ(ofNode.body["events"].size(), 1u);
+  EXPECT_EQ(ofNode.body["events"][0]["reason"], "PodRestarted");
+  EXPECT_EQ(ofNode.body["events"][0]["node"], "slinky-1");
+  EXPECT_EQ(expect("GET", "/api/v1/clusters/a/events?node=slinky-1&revision=2", "", 200)
+                .body["events"].size(), 0u);
+  for (const char* bad : {"x", "0", "-1", "2x", ""})
+    expect("GET", std::string("/api/v1/clusters/a/events?revision=") + bad, "", 400);
   Answer nodes = expect("GET", "/api/v1/clusters/a/nodes", "", 200);
   EXPECT_EQ(nodes.body["nodes"][0]["health"], "GPU XID");
   EXPECT_EQ(nodes.body["nodes"][1]["health"], "slurmd not running");
   EXPECT_EQ(nodes.body["nodes"][2]["health"], "unknown");
-  expect("GET", "/api/v1/clusters/a/nodes/slinky-0", "", 200);
+  Answer slinky0 = expect("GET", "/api/v1/clusters/a/nodes/slinky-0", "", 200);
+  ASSERT_EQ(slinky0.body["history"].size(), 1u) << "the node's events, by their node field";
+  EXPECT_EQ(slinky0.body["history"][0]["reason"], "GpuXid");
   expect("GET", "/api/v1/clusters/a/nodes/cpu-workers-0", "", 200);
   expect("GET", "/api/v1/clusters/a/nodes/nope", "", 404);
   for (const char* sub : {"", "/events", "/revisions", "/partitions", "/config", "/nodes", "/users",

@@ -99,6 +99,7 @@ class CliApiContractTest : public ::testing::Test {
       if (rev.number == restore) r.spec = rev.spec;
     r.revision = revision + 1;
     r.changeAuthor = "corral";
+    r.changeRollback = true;
     r.changeMessage = "roll back to revision " + std::to_string(restore);
     ASSERT_TRUE(store_.updateCluster(r).isOk());
   }

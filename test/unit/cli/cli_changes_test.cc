@@ -47,9 +47,16 @@ Json nothingChanged() {
 
 Json revision(int64_t n, const std::string& state, const std::string& author = "api",
               const std::string& error = "", const std::string& message = "") {
-  return {
-      {"revision", n},  {"author", author}, {"message", message},    {"createdAt", kCliNow - 60},
-      {"state", state}, {"error", error},   {"spec", Json::object()}};
+  return {{"revision", n},     {"author", author}, {"message", message},
+          {"createdAt", kCliNow - 60}, {"state", state},   {"error", error},
+          {"rollback", false}, {"spec", Json::object()}};
+}
+
+// corrald's automatic rollback after a failed revision.
+Json rollback(int64_t n, const std::string& state) {
+  Json r = revision(n, state, "corral");
+  r["rollback"] = true;
+  return r;
 }
 
 Json history(std::vector<Json> revisions, int64_t applied) {
@@ -222,13 +229,13 @@ TEST_F(CliChangesTest, FailedChangeReportsTheErrorThenTheRollbackAndExitsOne) {
        cluster("Running", "rolling back"), cluster("Running")},
       {history({revision(3, "Applied"), revision(4, "Pending")}, 3),
        history({revision(3, "Applied"), revision(4, "Failed", "api", "slurmctld did not start"),
-                revision(5, "Pending", "corral")},
+                rollback(5, "Pending")},
                3),
        history({revision(3, "Applied"), revision(4, "Failed", "api", "slurmctld did not start"),
-                revision(5, "Pending", "corral")},
+                rollback(5, "Pending")},
                3),
        history({revision(3, "Applied"), revision(4, "Failed", "api", "slurmctld did not start"),
-                revision(5, "Applied", "corral")},
+                rollback(5, "Applied")},
                5)});
   CliResult r = run({"config", "set", "demo", "MaxJobCount=1"});
   EXPECT_EQ(r.code, 1);
@@ -248,7 +255,7 @@ TEST_F(CliChangesTest, RollbackAlreadyAppliedStillNamesTheRestoredRevision) {
   // rollback, so the applied revision is the rollback itself.
   serveSequences({cluster("Running")}, {history({revision(5, "Applied"), revision(6, "Superseded"),
                                                  revision(7, "Failed", "api", "bad value"),
-                                                 revision(8, "Applied", "corral")},
+                                                 rollback(8, "Applied")},
                                                 8)});
   CliResult r = run({"config", "set", "demo", "MaxJobCount=1", "-o", "json"});
   EXPECT_EQ(r.code, 1);
@@ -275,12 +282,26 @@ TEST_F(CliChangesTest, SupersededChangeFollowsTheNewerChangeThatCarriesIt) {
 TEST_F(CliChangesTest, SupersededByCorralsRollbackExitsOne) {
   serveConfigPatch(changeAnswer(4, "config MaxJobCount=1"));
   serveSequences({cluster("Running")},
-                 {history({revision(4, "Superseded"), revision(5, "Pending", "corral")}, 3)});
+                 {history({revision(4, "Superseded"), rollback(5, "Pending")}, 3)});
   CliResult r = run({"config", "set", "demo", "MaxJobCount=1"});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.err,
             "error: revision 4 was superseded by revision 5, a newer change, before it was "
             "applied; see: corral cluster history demo\n");
+}
+
+// A revision corral made that is not a rollback (the image recorded for a
+// cluster from before images) is followed like anyone's: the CLI goes by the
+// revision's `rollback`, not by who wrote it.
+TEST_F(CliChangesTest, SupersededByCorralsOwnNonRollbackRevisionIsFollowed) {
+  serveConfigPatch(changeAnswer(4, "config MaxJobCount=1"));
+  Json recorded = revision(5, "Applied", "corral", "", "record image debian12-slurm22.05");
+  serveSequences({cluster("Running")}, {history({revision(4, "Superseded"), recorded}, 5)});
+  CliResult r = run({"config", "set", "demo", "MaxJobCount=1"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err,
+            "revision 4 was superseded by revision 5 (record image debian12-slurm22.05), which "
+            "includes it; following revision 5\n");
 }
 
 TEST_F(CliChangesTest, WaitingTimesOutSayingHowToFollowTheChange) {

@@ -38,7 +38,7 @@ TEST(FakeStoreTest, FailNextFailsOneCallAndChangesNothing) {
 TEST(FakeStoreTest, FailNextAppliesToEveryMethod) {
   FakeStore store;
   ClusterRecord a = *store.createCluster(makeRecord("a"));
-  ASSERT_TRUE(store.appendEvent({0, "a", 1, "Normal", "Created", ""}).isOk());
+  ASSERT_TRUE(store.appendEvent({0, "a", 1, "Normal", "Created", "", "", 0}).isOk());
 
   store.failNext(Code::kInternal, "x");
   EXPECT_EQ(store.getCluster("a").status().code(), Code::kInternal);
@@ -51,7 +51,7 @@ TEST(FakeStoreTest, FailNextAppliesToEveryMethod) {
   EXPECT_EQ(store.deleteCluster("a").code(), Code::kInternal);
   EXPECT_TRUE(store.getCluster("a").isOk());
   store.failNext(Code::kInternal, "x");
-  EXPECT_EQ(store.appendEvent({0, "a", 2, "Normal", "Again", ""}).code(), Code::kInternal);
+  EXPECT_EQ(store.appendEvent({0, "a", 2, "Normal", "Again", "", "", 0}).code(), Code::kInternal);
   store.failNext(Code::kInternal, "x");
   EXPECT_EQ(store.listEvents("a", 10).status().code(), Code::kInternal);
   EXPECT_EQ(store.listEvents("a", 10)->size(), 1u);

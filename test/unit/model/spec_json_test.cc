@@ -324,7 +324,7 @@ TEST(NodeJsonTest, RoundTrips) {
 }
 
 TEST(EventJsonTest, RoundTrips) {
-  Event event{42, "demo", 1764464400123, "Warning", "NodeFailed", "slinky-3 went down"};
+  Event event{42, "demo", 1764464400123, "Warning", "NodeFailed", "slinky-3 went down", "", 0};
   json j = eventToJson(event);
   EXPECT_EQ(j, json::parse(R"({"id": 42, "cluster": "demo", "time": 1764464400123,
       "type": "Warning", "reason": "NodeFailed", "message": "slinky-3 went down"})"));

@@ -115,8 +115,8 @@ TEST_F(SqliteStoreTest, EverythingSurvivesReopen) {
     a.revision = 2;
     a.spec.cpuNodes = 3;
     ASSERT_TRUE(store->updateCluster(a).isOk());
-    ASSERT_TRUE(store->appendEvent({0, "a", 5, "Normal", "Created", "made"}).isOk());
-    ASSERT_TRUE(store->appendEvent({0, "a", 6, "Warning", "Slow", "slow"}).isOk());
+    ASSERT_TRUE(store->appendEvent({0, "a", 5, "Normal", "Created", "made", "", 0}).isOk());
+    ASSERT_TRUE(store->appendEvent({0, "a", 6, "Warning", "Slow", "slow", "", 0}).isOk());
     EXPECT_EQ(*store->nextSequence("subnet"), 1);
     EXPECT_EQ(*store->nextSequence("subnet"), 2);
   }

@@ -36,7 +36,7 @@ ClusterRecord makeRecord(const std::string& name, int64_t revision = 1) {
 }
 
 Event makeEvent(const std::string& cluster, const std::string& reason, int64_t time) {
-  return Event{0, cluster, time, "Normal", reason, reason + " happened"};
+  return Event{0, cluster, time, "Normal", reason, reason + " happened", "", 0};
 }
 
 std::vector<std::string> reasons(const std::vector<Event>& events) {
@@ -234,7 +234,7 @@ TYPED_TEST(StoreContractTest, StaleUpdateIsConflictAndChangesNothing) {
   ASSERT_FALSE(stale.isOk());
   EXPECT_EQ(stale.status().code(), Code::kConflict);
   EXPECT_EQ(stale.status().message(),
-            R"(cluster "a" was changed concurrently (version 2, expected 1); retry)");
+            R"(the spec of cluster "a" was changed concurrently (version 2, expected 1); retry)");
 
   StatusOr<ClusterRecord> got = this->store_->getCluster("a");
   ASSERT_TRUE(got.isOk());
@@ -491,6 +491,131 @@ TYPED_TEST(StoreContractTest, ConcurrentUpdatesLoseNothing) {
   ASSERT_TRUE(r.isOk());
   EXPECT_EQ(r->appliedRevision, kThreads * kEach);
   EXPECT_EQ(r->version, 1 + kThreads * kEach);
+}
+
+// Spec and status are written and versioned apart: the reconciler's status
+// writes and the API's spec writes neither conflict nor undo each other.
+TYPED_TEST(StoreContractTest, SpecAndStatusAreWrittenApart) {
+  ClusterRecord read = this->create("a");
+  EXPECT_EQ(read.statusVersion, 1);
+
+  ClusterRecord progress = read;
+  progress.phase = "starting pods";
+  progress.spec.gpuNodes = 9;  // A stale or stray spec value in a status write is ignored.
+  StatusOr<ClusterRecord> s = this->store_->writeCluster(progress, RecordPart::kStatus);
+  ASSERT_TRUE(s.isOk()) << s.status().toString();
+  EXPECT_EQ(s->statusVersion, 2);
+  EXPECT_EQ(s->version, 1);
+  EXPECT_EQ(s->spec.gpuNodes, 2);
+
+  ClusterRecord change = read;  // Read before the status write: its statusVersion is stale.
+  change.spec.gpuNodes = 3;
+  change.revision = 2;
+  change.changeAuthor = "alice";
+  change.phase = "stale";  // Ignored by a spec write.
+  StatusOr<ClusterRecord> c = this->store_->writeCluster(change, RecordPart::kSpec);
+  ASSERT_TRUE(c.isOk()) << c.status().toString();
+  EXPECT_EQ(c->version, 2);
+  EXPECT_EQ(c->statusVersion, 2);
+  EXPECT_EQ(c->phase, "starting pods");
+
+  StatusOr<ClusterRecord> got = this->store_->getCluster("a");
+  ASSERT_TRUE(got.isOk());
+  EXPECT_EQ(got->spec.gpuNodes, 3);
+  EXPECT_EQ(got->revision, 2);
+  EXPECT_EQ(got->phase, "starting pods");
+  EXPECT_EQ(got->version, 2);
+  EXPECT_EQ(got->statusVersion, 2);
+  auto history = this->revisions("a");
+  ASSERT_TRUE(history.isOk());
+  ASSERT_EQ(history->size(), 2u);
+  EXPECT_EQ((*history)[1].author, "alice");
+
+  // A stale status write conflicts; so does a write of both with either stale.
+  EXPECT_EQ(this->store_->writeCluster(progress, RecordPart::kStatus).status().code(),
+            Code::kConflict);
+  ClusterRecord both = *got;
+  both.statusVersion -= 1;
+  EXPECT_EQ(this->store_->writeCluster(both, RecordPart::kAll).status().code(), Code::kConflict);
+  both = *got;
+  both.version -= 1;
+  EXPECT_EQ(this->store_->writeCluster(both, RecordPart::kAll).status().code(), Code::kConflict);
+  both = *got;
+  both.status = ClusterStatus::kTerminating;
+  StatusOr<ClusterRecord> all = this->store_->writeCluster(both, RecordPart::kAll);
+  ASSERT_TRUE(all.isOk()) << all.status().toString();
+  EXPECT_EQ(all->version, 3);
+  EXPECT_EQ(all->statusVersion, 3);
+  // A status write cannot make a revision.
+  ClusterRecord sneaky = *all;
+  sneaky.revision = 7;
+  ASSERT_TRUE(this->store_->writeCluster(sneaky, RecordPart::kStatus).isOk());
+  EXPECT_EQ(this->store_->getCluster("a")->revision, 2);
+  EXPECT_EQ(this->revisions("a")->size(), 2u);
+}
+
+TYPED_TEST(StoreContractTest, UpdatedAtIsTheNewestOfEitherWrite) {
+  ClusterRecord r = this->create("a");
+  r.updatedAt = 2000000000;
+  ASSERT_TRUE(this->store_->writeCluster(r, RecordPart::kSpec).isOk());
+  ClusterRecord older = *this->store_->getCluster("a");
+  older.updatedAt = 1900000000;  // A writer whose clock read earlier.
+  older.phase = "x";
+  ASSERT_TRUE(this->store_->writeCluster(older, RecordPart::kStatus).isOk());
+  EXPECT_EQ(this->store_->getCluster("a")->updatedAt, 2000000000);
+}
+
+TYPED_TEST(StoreContractTest, RevisionsSayWhetherTheyAreRollbacks) {
+  ClusterRecord r = this->create("a");
+  r.revision = 2;
+  r.spec.gpuNodes = 5;
+  ASSERT_TRUE(this->store_->writeCluster(r, RecordPart::kSpec).isOk());
+  r = *this->store_->getCluster("a");
+  r.revision = 3;
+  r.spec.gpuNodes = 2;
+  r.changeAuthor = "corral";
+  r.changeRollback = true;
+  ASSERT_TRUE(this->store_->writeCluster(r, RecordPart::kSpec).isOk());
+  auto history = this->revisions("a");
+  ASSERT_TRUE(history.isOk());
+  ASSERT_EQ(history->size(), 3u);
+  EXPECT_FALSE((*history)[0].rollback);
+  EXPECT_FALSE((*history)[1].rollback);
+  EXPECT_TRUE((*history)[2].rollback);
+  EXPECT_TRUE(this->store_->getCluster("a")->changeRollback);
+}
+
+TYPED_TEST(StoreContractTest, EventsAreFoundByNodeAndRevision) {
+  this->create("a");
+  this->create("b");
+  auto add = [&](const std::string& cluster, const std::string& reason, const std::string& node,
+                 int64_t revision) {
+    Event e = makeEvent(cluster, reason, 1);
+    e.node = node;
+    e.revision = revision;
+    ASSERT_TRUE(this->store_->appendEvent(e).isOk());
+  };
+  add("a", "ChangeRequested", "", 2);
+  add("a", "PodRecreated", "slinky-1", 2);
+  add("a", "GpuXid", "slinky-1", 0);
+  add("a", "PodRestarted", "slinky-0", 0);
+  add("b", "GpuXid", "slinky-1", 0);
+  auto of = [&](const std::string& node, int64_t revision, int limit = 100) {
+    auto events = this->store_->findEvents("a", limit, EventFilter{node, revision});
+    EXPECT_TRUE(events.isOk()) << events.status().toString();
+    return events.isOk() ? reasons(*events) : std::vector<std::string>{};
+  };
+  EXPECT_THAT(of("slinky-1", 0), ElementsAre("PodRecreated", "GpuXid"));
+  EXPECT_THAT(of("", 2), ElementsAre("ChangeRequested", "PodRecreated"));
+  EXPECT_THAT(of("slinky-1", 2), ElementsAre("PodRecreated"));
+  EXPECT_THAT(of("slinky-1", 0, 1), ElementsAre("GpuXid")) << "the newest of the node's";
+  EXPECT_THAT(of("", 0), ElementsAre("ChangeRequested", "PodRecreated", "GpuXid", "PodRestarted"));
+  EXPECT_THAT(of("nope", 0), ElementsAre());
+  auto events = this->store_->findEvents("a", 100, EventFilter{"slinky-0", 0});
+  ASSERT_TRUE(events.isOk());
+  ASSERT_EQ(events->size(), 1u);
+  EXPECT_EQ((*events)[0].node, "slinky-0");
+  EXPECT_EQ((*events)[0].revision, 0);
 }
 
 }  // namespace
