@@ -1,6 +1,7 @@
 #include "cli/waiting.h"
 
 #include <algorithm>
+#include <optional>
 #include <ostream>
 
 #include "cli/command.h"
@@ -109,6 +110,163 @@ Status waitUntilRunning(ApiClient& api, CliContext& ctx, const std::string& name
       });
 }
 
+namespace {
+
+// Following one change to its end: the revision's state in the cluster's
+// history, corrald's rollback after a failure, and a newer change that
+// carries this one. Each poll either ends the wait (`done`) or keeps waiting.
+class ChangeFollower {
+ public:
+  ChangeFollower(CliContext& ctx, const std::string& name, const Json& answer,
+                 const FollowOptions& options)
+      : ctx_(ctx),
+        name_(name),
+        options_(options),
+        json_(options.format == OutputFormat::kJson),
+        human_(humanStream(ctx, options.format)),
+        revision_(jsonInt(jsonChild(answer, "change"), "revision")),
+        n_(std::to_string(revision_)),
+        last_(progressLine(jsonChild(answer, "cluster"))) {}
+
+  Status run(ApiClient& api) {
+    auto deadline = ctx_.clock->now() + std::chrono::seconds(options_.timeoutSeconds);
+    while (true) {
+      ctx_.clock->sleepFor(kPollInterval);
+      lastTransient_ = Status::ok();
+      if (auto end = checkCluster(api.getCluster(name_))) return *end;
+      StatusOr<Json> history = api.listRevisions(name_);
+      if (!history.isOk() && !isTransient(history.status())) return history.status();
+      if (!history.isOk()) lastTransient_ = history.status();
+      if (history.isOk()) {
+        if (auto end = checkHistory(*history)) return *end;
+      }
+      if (ctx_.clock->now() >= deadline) return timedOut();
+    }
+  }
+
+ private:
+  using Done = std::optional<Status>;
+
+  // The cluster itself: gone or going away ends the wait.
+  Done checkCluster(const StatusOr<Json>& cluster) {
+    if (cluster.isOk()) {
+      reportProgress(ctx_, *cluster, last_);
+      std::string status = jsonString(*cluster, "status");
+      if (status == "Deleting" || status == "Deleted" || status == "Terminating" ||
+          status == "Terminated") {
+        return failedPrecondition("cluster " + quoted(name_) + " is " + status + "; revision " +
+                                  n_ + " will not be applied");
+      }
+    } else if (cluster.status().code() == Code::kNotFound) {
+      return notFound("cluster " + quoted(name_) + " was deleted while revision " + n_ +
+                      " was being applied");
+    } else if (isTransient(cluster.status())) {
+      lastTransient_ = cluster.status();
+    } else {
+      return cluster.status();
+    }
+    return std::nullopt;
+  }
+
+  Done checkHistory(const Json& history) {
+    const Json* entry = findRevision(history, revision_);
+    if (entry == nullptr) {
+      return internalError("corrald has no record of revision " + n_ + " of cluster " +
+                           quoted(name_) + "; see: corral cluster history " + name_);
+    }
+    if (!failed_) {
+      state_ = jsonString(*entry, "state");
+      if (state_ == "Applied") {
+        if (json_) *ctx_.out << renderJson(*entry);
+        human_ << "revision " << n_ << " applied\n";
+        return Status::ok();
+      }
+      if (state_ == "Superseded") return superseded(history, *entry);
+      if (state_ == "Failed") {
+        failed_ = true;
+        failedEntry_ = *entry;
+        restored_ = restoredRevision(history, revision_);
+        *ctx_.err << "error: revision " << n_
+                  << " failed: " << jsonString(*entry, "error", "no reason given") << "\n";
+        ctx_.err->flush();
+      }
+    }
+    return failed_ ? afterFailure(history) : std::nullopt;
+  }
+
+  // Every change is made on top of the newest spec, so a newer change by
+  // someone (not corral's rollback) carries this one too: follow it.
+  Done superseded(const Json& history, const Json& entry) {
+    int64_t newest = newestRevision(history);
+    const Json* next = findRevision(history, newest);
+    if (next != nullptr && newest > revision_ && !jsonBool(*next, "rollback")) {
+      *ctx_.err << "revision " << n_ << " was superseded by revision " << newest << " ("
+                << jsonString(*next, "message") << "), which includes it; following revision "
+                << newest << "\n";
+      ctx_.err->flush();
+      revision_ = newest;
+      n_ = std::to_string(newest);
+      return std::nullopt;
+    }
+    if (json_) *ctx_.out << renderJson(entry);
+    return failedPrecondition("revision " + n_ + " was superseded by revision " +
+                              std::to_string(newest) +
+                              ", a newer change, before it was applied; see: corral "
+                              "cluster history " +
+                              name_);
+  }
+
+  // corrald's rollback is the next revision (it says `rollback`); a change
+  // someone made meanwhile takes its place instead.
+  Done afterFailure(const Json& history) {
+    const Json* next = findRevision(history, revision_ + 1);
+    if (next == nullptr) return std::nullopt;
+    std::string nextState = jsonString(*next, "state");
+    bool isRollback = jsonBool(*next, "rollback");
+    if (isRollback && nextState == "Applied") {
+      if (json_) *ctx_.out << renderJson(failedEntry_);
+      *ctx_.err << "the cluster was rolled back"
+                << (restored_ > 0 ? " to revision " + std::to_string(restored_) : "") << "\n";
+      return alreadyReported();
+    }
+    if (!isRollback || nextState == "Superseded") {
+      if (json_) *ctx_.out << renderJson(failedEntry_);
+      *ctx_.err << "a newer change replaced the rollback of revision " << n_ << "; "
+                << historyHint(name_) << "\n";
+      return alreadyReported();
+    }
+    return std::nullopt;
+  }
+
+  Status timedOut() const {
+    std::string secs = std::to_string(options_.timeoutSeconds);
+    std::string msg = failed_ ? "timed out after " + secs + "s waiting for cluster " +
+                                    quoted(name_) + " to be rolled back from revision " + n_
+                              : "timed out after " + secs + "s waiting for revision " + n_ +
+                                    " of cluster " + quoted(name_) + " to be applied; it is " +
+                                    (state_.empty() ? "?" : state_);
+    if (!last_.empty()) msg += "; the cluster is " + last_;
+    if (!lastTransient_.isOk()) msg += "; last error: " + lastTransient_.message();
+    return unavailable(msg + "; " + historyHint(name_));
+  }
+
+  CliContext& ctx_;
+  const std::string& name_;
+  const FollowOptions& options_;
+  const bool json_;
+  std::ostream& human_;
+  int64_t revision_;
+  std::string n_;
+  std::string last_;
+  bool failed_ = false;
+  int64_t restored_ = 0;
+  Json failedEntry_;
+  std::string state_ = "Pending";
+  Status lastTransient_;
+};
+
+}  // namespace
+
 Status followChange(ApiClient& api, CliContext& ctx, const std::string& name, const Json& answer,
                     const FollowOptions& options) {
   const Json& change = jsonChild(answer, "change");
@@ -122,126 +280,15 @@ Status followChange(ApiClient& api, CliContext& ctx, const std::string& name, co
     }
     return Status::ok();
   }
-  int64_t revision = jsonInt(change, "revision");
-  std::string n = std::to_string(revision);
   human << changeHeadline(change) << options.notes;
   if (!options.wait) {
     if (json) *ctx.out << renderJson(answer);
-    human << "revision " << n << " requested; " << historyHint(name) << "\n";
+    human << "revision " << jsonInt(change, "revision") << " requested; " << historyHint(name)
+          << "\n";
     return Status::ok();
   }
   human.flush();
-
-  std::string last = progressLine(jsonChild(answer, "cluster"));
-  auto deadline = ctx.clock->now() + std::chrono::seconds(options.timeoutSeconds);
-  bool failed = false;
-  int64_t restored = 0;
-  Json failedEntry;
-  std::string state = "Pending";
-  Status lastTransient;
-  while (true) {
-    ctx.clock->sleepFor(kPollInterval);
-    lastTransient = Status::ok();
-    StatusOr<Json> cluster = api.getCluster(name);
-    if (cluster.isOk()) {
-      reportProgress(ctx, *cluster, last);
-      std::string status = jsonString(*cluster, "status");
-      if (status == "Deleting" || status == "Deleted" || status == "Terminating" ||
-          status == "Terminated") {
-        return failedPrecondition("cluster " + quoted(name) + " is " + status + "; revision " + n +
-                                  " will not be applied");
-      }
-    } else if (cluster.status().code() == Code::kNotFound) {
-      return notFound("cluster " + quoted(name) + " was deleted while revision " + n +
-                      " was being applied");
-    } else if (isTransient(cluster.status())) {
-      lastTransient = cluster.status();
-    } else {
-      return cluster.status();
-    }
-
-    StatusOr<Json> history = api.listRevisions(name);
-    if (!history.isOk() && !isTransient(history.status())) return history.status();
-    if (!history.isOk()) lastTransient = history.status();
-    if (history.isOk()) {
-      const Json* entry = findRevision(*history, revision);
-      if (entry == nullptr) {
-        return internalError("corrald has no record of revision " + n + " of cluster " +
-                             quoted(name) + "; see: corral cluster history " + name);
-      }
-      if (!failed) {
-        state = jsonString(*entry, "state");
-        if (state == "Applied") {
-          if (json) *ctx.out << renderJson(*entry);
-          human << "revision " << n << " applied\n";
-          return Status::ok();
-        }
-        if (state == "Superseded") {
-          // Every change is made on top of the newest spec, so a newer
-          // change by someone (not corral's rollback) carries this one too:
-          // follow it.
-          int64_t newest = newestRevision(*history);
-          const Json* next = findRevision(*history, newest);
-          if (next != nullptr && newest > revision && !jsonBool(*next, "rollback")) {
-            *ctx.err << "revision " << n << " was superseded by revision " << newest
-                     << " (" << jsonString(*next, "message") << "), which includes it; following "
-                     << "revision " << newest << "\n";
-            ctx.err->flush();
-            revision = newest;
-            n = std::to_string(newest);
-            continue;
-          }
-          if (json) *ctx.out << renderJson(*entry);
-          return failedPrecondition("revision " + n + " was superseded by revision " +
-                                    std::to_string(newestRevision(*history)) +
-                                    ", a newer change, before it was applied; see: corral "
-                                    "cluster history " +
-                                    name);
-        }
-        if (state == "Failed") {
-          failed = true;
-          failedEntry = *entry;
-          restored = restoredRevision(*history, revision);
-          *ctx.err << "error: revision " << n
-                   << " failed: " << jsonString(*entry, "error", "no reason given") << "\n";
-          ctx.err->flush();
-        }
-      }
-      if (failed) {
-        // corrald's rollback is the next revision (it says `rollback`); a
-        // change someone made meanwhile takes its place instead.
-        const Json* next = findRevision(*history, revision + 1);
-        if (next != nullptr) {
-          std::string nextState = jsonString(*next, "state");
-          bool isRollback = jsonBool(*next, "rollback");
-          if (isRollback && nextState == "Applied") {
-            if (json) *ctx.out << renderJson(failedEntry);
-            *ctx.err << "the cluster was rolled back"
-                     << (restored > 0 ? " to revision " + std::to_string(restored) : "") << "\n";
-            return alreadyReported();
-          }
-          if (!isRollback || nextState == "Superseded") {
-            if (json) *ctx.out << renderJson(failedEntry);
-            *ctx.err << "a newer change replaced the rollback of revision " << n << "; "
-                     << historyHint(name) << "\n";
-            return alreadyReported();
-          }
-        }
-      }
-    }
-
-    if (ctx.clock->now() >= deadline) {
-      std::string secs = std::to_string(options.timeoutSeconds);
-      std::string msg = failed ? "timed out after " + secs + "s waiting for cluster " +
-                                     quoted(name) + " to be rolled back from revision " + n
-                               : "timed out after " + secs + "s waiting for revision " + n +
-                                     " of cluster " + quoted(name) + " to be applied; it is " +
-                                     (state.empty() ? "?" : state);
-      if (!last.empty()) msg += "; the cluster is " + last;
-      if (!lastTransient.isOk()) msg += "; last error: " + lastTransient.message();
-      return unavailable(msg + "; " + historyHint(name));
-    }
-  }
+  return ChangeFollower(ctx, name, answer, options).run(api);
 }
 
 }  // namespace corral

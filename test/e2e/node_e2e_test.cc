@@ -40,6 +40,27 @@ std::string waitFor(Harness& h, const std::string& c, const std::string& command
   return out;
 }
 
+// Waits (at most `seconds`) for an event of cluster `c` about `node` with
+// `reason` whose message contains every one of `words`; returns its message,
+// or "" if none came.
+std::string waitForEvent(Harness& h, const std::string& c, const std::string& node,
+                         const std::string& reason, const std::vector<std::string>& words,
+                         int seconds = 30) {
+  auto deadline = Clock::now() + std::chrono::seconds(seconds);
+  while (Clock::now() < deadline) {
+    json events = getJson(h, {"events", c});
+    for (const auto& e : events["events"]) {
+      if (e.value("node", "") != node || e.value("reason", "") != reason) continue;
+      std::string message = e.value("message", "");
+      bool all = true;
+      for (const auto& w : words) all = all && message.find(w) != std::string::npos;
+      if (all) return message;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return "";
+}
+
 std::string nodeState(Harness& h, const std::string& c, const std::string& node) {
   return trim(h.ssh(c, "sinfo -h -N -n " + node + " -o %T | head -1").out);
 }
@@ -160,18 +181,20 @@ TEST_F(NodeE2E, ControllerRestartKeepsPendingAndRunningJobsAndHistory) {
   EXPECT_GE(std::stoi(trim(all.out)), 4) << all.out;
 }
 
+// How fast a drain follows an XID is measured by bench/, not asserted here;
+// the test waits for what it expects, each wait ending at the event that
+// shows the node's health agent has acted.
 TEST_F(NodeE2E, HardwareXidDrainsApplicationXidDoesNotAdminDrainSurvives) {
-  auto t0 = Clock::now();
   ASSERT_EQ(h().corral({"node", "inject-xid", "gamma", "slinky-2", "79"}).exitCode, 0);
   std::string st = waitFor(h(), "gamma", "sinfo -h -N -n slinky-2 -o '%T|%E' | head -1",
-                           [](const std::string& s) { return s.rfind("drain", 0) == 0; }, 10);
-  double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+                           [](const std::string& s) { return s.rfind("drain", 0) == 0; });
   EXPECT_EQ(st.rfind("drain", 0), 0u) << st;
   EXPECT_NE(st.find("corral: GPU XID 79"), std::string::npos) << st;
-  EXPECT_LT(seconds, 10.0);
 
+  // The agent reports an application XID without draining: once corral has
+  // recorded its report, the node is still idle.
   ASSERT_EQ(h().corral({"node", "inject-xid", "gamma", "slinky-0", "13"}).exitCode, 0);
-  std::this_thread::sleep_for(std::chrono::seconds(2));
+  EXPECT_NE(waitForEvent(h(), "gamma", "slinky-0", "GpuXid", {"GPU XID 13", "reported"}), "");
   EXPECT_EQ(nodeState(h(), "gamma", "slinky-0"), "idle");
   json node = getJson(h(), {"node", "get", "gamma", "slinky-0"});
   ASSERT_FALSE(node["xids"].empty()) << node.dump();
@@ -181,7 +204,8 @@ TEST_F(NodeE2E, HardwareXidDrainsApplicationXidDoesNotAdminDrainSurvives) {
   // through a hardware XID on that node.
   ASSERT_EQ(h().ssh("gamma", "scontrol update nodename=slinky-1 state=drain reason=maintenance").exitCode, 0);
   ASSERT_EQ(h().corral({"node", "inject-xid", "gamma", "slinky-1", "48"}).exitCode, 0);
-  std::this_thread::sleep_for(std::chrono::seconds(7));  // More than a resync.
+  std::string kept = waitForEvent(h(), "gamma", "slinky-1", "GpuXid", {"GPU XID 48", "kept admin drain"});
+  EXPECT_NE(kept, "") << "the agent neither drained nor kept the admin's drain";
   EXPECT_EQ(trim(h().ssh("gamma", "sinfo -h -N -n slinky-1 -o %E | head -1").out), "maintenance");
 
   // A reboot clears the fault and corral resumes the node it drained.
