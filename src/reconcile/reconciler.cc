@@ -337,48 +337,72 @@ void Reconciler::recordDiagnostics(const std::string& name) {
   }
 }
 
+// A creation in four steps; each says what it was doing when it failed
+// (`during`), which is what the Failed cluster's reason names.
 Status Reconciler::runCreate(ClusterRecord record) {
   const std::string name = record.spec.name;
   Deadline deadline = clock_.now() + options_.createTimeout;
-  auto fail = [&](const Status& why, const std::string& during) {
-    return failCreate(record, why, during);
-  };
-
+  std::string during;
   LOG_INFO("cluster " << name << ": phase: queued");
+  StatusOr<RenderedCluster> rendered = internalError("not rendered");
+  Status s = planCreate(record, &during);
+  if (s.isOk()) {
+    rendered = prepareCreate(record, &during);
+    s = rendered.status();
+  }
+  if (s.isOk()) s = startCreatedPods(record, *rendered, deadline, &during);
+  if (!s.isOk()) return failCreate(record, s, during);
+  return markCreated(record);
+}
+
+Status Reconciler::planCreate(ClusterRecord& record, std::string* during) {
+  const std::string& name = record.spec.name;
   setPhase(name, "allocating network");
-  if (Status s = allocateSubnet(record); !s.isOk()) return fail(s, "allocating a subnet");
-
+  *during = "allocating a subnet";
+  RETURN_IF_ERROR(allocateSubnet(record));
   // Plan the nodes and give new ones a physical id.
-  auto planned = planNodes(record.spec, record.subnet, record.nodes);
-  if (!planned.isOk()) return fail(planned.status(), "planning nodes");
-  if (Status s = assignPhysicalIds(&*planned); !s.isOk()) return fail(s, "assigning node ids");
-  auto netCidr = parseCidr(record.subnet);
-  if (!netCidr.isOk()) return fail(netCidr.status(), "reading the subnet");
-  auto saved = mutate(name, [&](ClusterRecord& c) {
-    c.nodes = *planned;
-    c.loginAddress = hostAddress(*netCidr, kLoginOffset);
-    c.phase = "preparing network and secrets";
-  });
-  if (!saved.isOk()) return fail(saved.status(), "saving the node plan");
+  *during = "planning nodes";
+  ASSIGN_OR_RETURN(std::vector<NodeRecord> planned,
+                   planNodes(record.spec, record.subnet, record.nodes));
+  *during = "assigning node ids";
+  RETURN_IF_ERROR(assignPhysicalIds(&planned));
+  *during = "reading the subnet";
+  ASSIGN_OR_RETURN(auto netCidr, parseCidr(record.subnet));
+  *during = "saving the node plan";
+  ASSIGN_OR_RETURN(record, mutate(name, [&](ClusterRecord& c) {
+                     c.nodes = planned;
+                     c.loginAddress = hostAddress(netCidr, kLoginOffset);
+                     c.phase = "preparing network and secrets";
+                   }));
   LOG_INFO("cluster " << name << ": phase: preparing network and secrets");
-  record = *saved;
+  return Status::ok();
+}
 
-  if (Status s = ensureImage(name, record.spec.image); !s.isOk())
-    return fail(s, "building image " + record.spec.image.name);
+StatusOr<RenderedCluster> Reconciler::prepareCreate(const ClusterRecord& record,
+                                                    std::string* during) {
+  const std::string& name = record.spec.name;
+  *during = "building image " + record.spec.image.name;
+  RETURN_IF_ERROR(ensureImage(name, record.spec.image));
   setPhase(name, "preparing network and secrets");
-  ClusterNetwork net{name, record.id, record.subnet};
-  if (Status s = runtime_.prepareCluster(net); !s.isOk()) return fail(s, "preparing the cluster");
-  auto rendered = renderCluster(record);
-  if (!rendered.isOk()) return fail(rendered.status(), "rendering configuration");
-  if (Status s = runtime_.writeFiles(name, rendered->files); !s.isOk())
-    return fail(s, "writing configuration");
-  if (Status s = prepareHomes(record); !s.isOk()) return fail(s, "preparing login users' homes");
-  auto hostKey = runtime_.loginHostKey(name);
-  if (!hostKey.isOk()) return fail(hostKey.status(), "reading the login host key");
-  std::string key = knownHostsKey(*hostKey);
-  if (auto r = mutate(name, [&](ClusterRecord& c) { c.loginHostKey = key; }); !r.isOk())
-    return fail(r.status(), "saving the login host key");
+  *during = "preparing the cluster";
+  RETURN_IF_ERROR(runtime_.prepareCluster(ClusterNetwork{name, record.id, record.subnet}));
+  *during = "rendering configuration";
+  ASSIGN_OR_RETURN(RenderedCluster rendered, renderCluster(record));
+  *during = "writing configuration";
+  RETURN_IF_ERROR(runtime_.writeFiles(name, rendered.files));
+  *during = "preparing login users' homes";
+  RETURN_IF_ERROR(prepareHomes(record));
+  *during = "reading the login host key";
+  ASSIGN_OR_RETURN(std::string hostKey, runtime_.loginHostKey(name));
+  std::string key = knownHostsKey(hostKey);
+  *during = "saving the login host key";
+  RETURN_IF_ERROR(mutate(name, [&](ClusterRecord& c) { c.loginHostKey = key; }).status());
+  return rendered;
+}
 
+Status Reconciler::startCreatedPods(const ClusterRecord& record, const RenderedCluster& rendered,
+                                    Deadline deadline, std::string* during) {
+  const std::string& name = record.spec.name;
   // Every pod at once: worker pods set themselves up while the controller
   // starts, and their slurmd waits for slurmctld to listen (see the
   // renderer). Pods are started by a few threads; each start is mostly
@@ -386,40 +410,43 @@ Status Reconciler::runCreate(ClusterRecord record) {
   setPhase(name, "starting pods");
   {
     std::vector<const PodSpec*> order;
-    for (const auto& pod : rendered->pods) order.push_back(&pod);
+    for (const auto& pod : rendered.pods) order.push_back(&pod);
     std::vector<std::string> started;
     std::string failedPod;
-    if (Status s = startPods(order, &started, &failedPod); !s.isOk())
-      return fail(s, "starting " + failedPod);
+    Status s = startPods(order, &started, &failedPod);
+    *during = "starting " + failedPod;
+    RETURN_IF_ERROR(s);
   }
   auto creating = [&]() -> Status {
     return stillStatus(name, ClusterStatus::kCreating) ? Status::ok()
                                                        : conflict("creation was cancelled");
   };
-  if (Status s = waitPodsReady(name, {"controller"}, "starting controller", deadline, creating);
-      !s.isOk())
-    return fail(s, "starting the controller");
-  auto workers = podNames(*rendered, "worker");
-  if (Status s = waitPodsReady(name, workers, "starting workers", deadline, creating); !s.isOk())
-    return fail(s, "starting workers");
-  if (Status s = waitNodesIdle(record, deadline); !s.isOk()) return fail(s, "registering nodes");
+  auto ready = [&](const std::vector<std::string>& pods, const std::string& phase,
+                   const std::string& what) {
+    *during = what;
+    return waitPodsReady(name, pods, phase, deadline, creating);
+  };
+  RETURN_IF_ERROR(ready({"controller"}, "starting controller", "starting the controller"));
+  RETURN_IF_ERROR(ready(podNames(rendered, "worker"), "starting workers", "starting workers"));
+  *during = "registering nodes";
+  RETURN_IF_ERROR(waitNodesIdle(record, deadline));
   setPhase(name, "waiting for the login node");
-  if (Status s = waitPodsReady(name, {"login"}, "starting login node", deadline, creating);
-      !s.isOk())
-    return fail(s, "starting the login node");
-  if (auto reg = podNames(*rendered, "registry"); !reg.empty()) {
-    if (Status s = waitPodsReady(name, reg, "starting the registry", deadline, creating); !s.isOk())
-      return fail(s, "starting the registry");
-  }
+  RETURN_IF_ERROR(ready({"login"}, "starting login node", "starting the login node"));
+  if (auto reg = podNames(rendered, "registry"); !reg.empty())
+    RETURN_IF_ERROR(ready(reg, "starting the registry", "starting the registry"));
   std::function<bool(const std::string&, int)> probe =
       options_.loginProbe ? options_.loginProbe : tcpAnswers;
+  *during = "starting the login node";
   while (!probe(record.loginAddress, 22)) {
     if (clock_.now() > deadline)
-      return fail(unavailable("sshd does not answer on " + record.loginAddress + ":22"),
-                  "starting the login node");
+      return unavailable("sshd does not answer on " + record.loginAddress + ":22");
     clock_.sleepFor(std::chrono::milliseconds(50));
   }
+  return Status::ok();
+}
 
+Status Reconciler::markCreated(const ClusterRecord& record) {
+  const std::string& name = record.spec.name;
   auto done = mutate(name, [&](ClusterRecord& c) {
     if (c.status != ClusterStatus::kCreating) return;
     c.status = ClusterStatus::kRunning;

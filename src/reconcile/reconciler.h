@@ -116,6 +116,14 @@ class Reconciler {
   using Deadline = std::chrono::steady_clock::time_point;
 
   Status runCreate(ClusterRecord record);
+  // runCreate's steps: subnet and node plan (saved into `record`); image,
+  // network, files and host key; pods started and serving; Running.
+  // `during` names what a step was doing when it failed.
+  Status planCreate(ClusterRecord& record, std::string* during);
+  StatusOr<RenderedCluster> prepareCreate(const ClusterRecord& record, std::string* during);
+  Status startCreatedPods(const ClusterRecord& record, const RenderedCluster& rendered,
+                          Deadline deadline, std::string* during);
+  Status markCreated(const ClusterRecord& record);
   // Fails a create: its diagnostics as events, its pods and network
   // destroyed, the cluster Failed with the reason.
   Status failCreate(const ClusterRecord& record, const Status& why, const std::string& during);
