@@ -1,5 +1,7 @@
 #include "fakes/fake_process_runner.h"
 
+#include <algorithm>
+
 namespace corral {
 
 std::string FakeProcessRunner::Call::line() const {
@@ -14,6 +16,12 @@ std::string FakeProcessRunner::programOf(const std::vector<std::string>& argv) {
   return slash == std::string::npos ? argv[0] : argv[0].substr(slash + 1);
 }
 
+bool FakeProcessRunner::matches(const std::vector<std::string>& prefix,
+                                const std::vector<std::string>& argv) {
+  if (prefix.empty() || prefix.size() > argv.size() || prefix[0] != programOf(argv)) return false;
+  return std::equal(prefix.begin() + 1, prefix.end(), argv.begin() + 1);
+}
+
 StatusOr<ProcessResult> FakeProcessRunner::run(const std::vector<std::string>& argv,
                                                const ProcessOptions& options) {
   if (argv.empty()) return invalidArgument("empty command");
@@ -22,6 +30,13 @@ StatusOr<ProcessResult> FakeProcessRunner::run(const std::vector<std::string>& a
   {
     std::lock_guard<std::mutex> l(mu_);
     calls_.push_back({argv, options.input});
+    for (auto f = prefixFaults_.begin(); f != prefixFaults_.end(); ++f) {
+      if (!matches(f->prefix, argv)) continue;
+      PrefixFault fault = std::move(*f);
+      prefixFaults_.erase(f);
+      if (fault.refusal) return *fault.refusal;
+      return fault.result;
+    }
     if (auto r = refusals_.find(program); r != refusals_.end()) {
       Status s = r->second;
       refusals_.erase(r);
@@ -56,6 +71,20 @@ void FakeProcessRunner::failNext(const std::string& program, int exitCode, std::
 void FakeProcessRunner::refuseNext(const std::string& program, Status status) {
   std::lock_guard<std::mutex> l(mu_);
   refusals_[program] = std::move(status);
+}
+
+void FakeProcessRunner::failNextMatching(std::vector<std::string> argvPrefix, int exitCode,
+                                         std::string err) {
+  std::lock_guard<std::mutex> l(mu_);
+  PrefixFault f{std::move(argvPrefix), {}, std::nullopt};
+  f.result.exitCode = exitCode;
+  f.result.err = std::move(err);
+  prefixFaults_.push_back(std::move(f));
+}
+
+void FakeProcessRunner::refuseNextMatching(std::vector<std::string> argvPrefix, Status status) {
+  std::lock_guard<std::mutex> l(mu_);
+  prefixFaults_.push_back({std::move(argvPrefix), {}, std::move(status)});
 }
 
 std::vector<FakeProcessRunner::Call> FakeProcessRunner::calls() const {

@@ -159,6 +159,14 @@ StatusOr<std::string> LocalRuntime::networkKey(const std::string& cluster) const
   return *text;
 }
 
+std::string LocalRuntime::netDevicePath(const std::string& dev) const {
+  return options_.netStateRoot + "/sys/class/net/" + dev;
+}
+
+std::string LocalRuntime::netnsPath(const std::string& ns) const {
+  return options_.netStateRoot + "/run/netns/" + ns;
+}
+
 Status LocalRuntime::initialize() {
   RETURN_IF_ERROR(stageBinaries());
   return stopLegacyPods();
@@ -302,7 +310,7 @@ Status LocalRuntime::ensureFirewall(const std::string& key, const std::string& s
   if (!fw.egressInterface.empty()) {
     // Forwarding on the two interfaces egress crosses, and no others.
     for (const auto& dev : {fw.bridge, fw.egressInterface}) {
-      std::string path = "/proc/sys/net/ipv4/conf/" + dev + "/forwarding";
+      std::string path = options_.netStateRoot + "/proc/sys/net/ipv4/conf/" + dev + "/forwarding";
       int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
       bool ok = fd >= 0 && write(fd, "1\n", 2) == 2;
       if (fd >= 0) close(fd);
@@ -376,7 +384,7 @@ Status LocalRuntime::prepareCluster(const ClusterNetwork& net) {
   // host's services and other networks.
   ASSIGN_OR_RETURN(Cidr cidr, parseCidr(net.subnet));
   std::string br = bridgeName(key);
-  if (!fs::exists("/sys/class/net/" + br)) {
+  if (!fs::exists(netDevicePath(br))) {
     ProcessOptions po;
     po.input = "link add " + br + " type bridge\n" + "addr add " +
                hostAddress(cidr, 1) + "/" + std::to_string(cidr.prefix) + " dev " + br +
@@ -431,18 +439,18 @@ Status LocalRuntime::ensurePodNetwork(const PodSpec& spec, const std::string& id
   std::string ns = netnsName(id, spec.cluster, spec.name);
   std::string hostIf = vethName(id, spec.address, true);
   std::string podIf = vethName(id, spec.address, false);
-  if (!fs::exists("/run/netns/" + ns)) {
+  if (!fs::exists(netnsPath(ns))) {
     auto r = runChecked(runner_, {"ip", "netns", "add", ns});
     if (!r.isOk()) return r.status().withContext("creating network namespace " + ns);
   }
   // A crash between creating the veth pair and configuring its pod end
   // leaves a host end without a working eth0 inside: start that over.
-  if (fs::exists("/sys/class/net/" + hostIf)) {
+  if (fs::exists(netDevicePath(hostIf))) {
     auto probe = runner_.run({"ip", "-n", ns, "-o", "addr", "show", "dev", "eth0"});
     if (!probe.isOk() || probe->exitCode != 0 || probe->out.find(spec.address + "/") == std::string::npos)
       (void)runner_.run({"ip", "link", "del", hostIf});
   }
-  if (!fs::exists("/sys/class/net/" + hostIf)) {
+  if (!fs::exists(netDevicePath(hostIf))) {
     ProcessOptions po;
     // The pod's MAC address follows from its IP address, so a recreated pod
     // (a login restart, a node reboot) keeps it and no neighbour's ARP cache
@@ -473,10 +481,10 @@ Status LocalRuntime::removePodNetwork(const std::string& cluster, const std::str
   std::string ns = netnsName(id, cluster, pod);
   if (!address.empty()) {
     std::string hostIf = vethName(id, address, true);
-    if (fs::exists("/sys/class/net/" + hostIf))
+    if (fs::exists(netDevicePath(hostIf)))
       (void)runner_.run({"ip", "link", "del", hostIf});
   }
-  if (fs::exists("/run/netns/" + ns)) {
+  if (fs::exists(netnsPath(ns))) {
     auto r = runChecked(runner_, {"ip", "netns", "del", ns});
     if (!r.isOk()) return r.status();
   }
@@ -542,7 +550,7 @@ Status LocalRuntime::startPod(const PodSpec& spec) {
     chmod(src.c_str(), d == "/tmp" || d == "/var/tmp" ? 01777 : 0755);
   }
 
-  LaunchSpec launch{spec, "/run/netns/" + netnsName(id, spec.cluster, spec.name), dir, rootfs, ids};
+  LaunchSpec launch{spec, netnsPath(netnsName(id, spec.cluster, spec.name)), dir, rootfs, ids};
   launch.pod.mounts = absoluteMounts(spec);
   std::string specPath = dir + "/" + kPodSpecFile;
   RETURN_IF_ERROR(writeAtomic(specPath, launchSpecToJson(launch).dump(2), 0600));
@@ -728,13 +736,13 @@ Status LocalRuntime::stopCluster(const ClusterNetwork& net) {
   if (!id.empty()) {
     // Namespaces whose pod directory was already gone (a crash in between).
     std::string prefix = "crl-" + id + "-" + net.cluster + ".";
-    if (fs::exists("/run/netns")) {
-      for (const auto& e : fs::directory_iterator("/run/netns", ec)) {
+    if (fs::exists(netnsPath(""))) {
+      for (const auto& e : fs::directory_iterator(netnsPath(""), ec)) {
         std::string n = e.path().filename();
         if (n.rfind(prefix, 0) == 0) (void)runner_.run({"ip", "netns", "del", n});
       }
     }
-    if (fs::exists("/sys/class/net/" + bridgeName(id))) {
+    if (fs::exists(netDevicePath(bridgeName(id)))) {
       auto r = runChecked(runner_, {"ip", "link", "del", bridgeName(id)});
       if (!r.isOk()) return r.status();
     }

@@ -50,6 +50,12 @@ struct LocalRuntimeOptions {
   // A host interface the login pods reach the outside through (NAT); empty:
   // no pod has egress.
   std::string loginEgressInterface;
+  // Where the runtime looks for the network state its `ip` commands make, and
+  // sets forwarding: `<netStateRoot>/sys/class/net/<interface>`,
+  // `<netStateRoot>/run/netns/<namespace>`, `<netStateRoot>/proc/sys/net`.
+  // Empty (the host's own) with the real `ip`; a directory of their own for
+  // unit tests, whose `runner` plays the kernel's part.
+  std::string netStateRoot;
 };
 
 class LocalRuntime : public Runtime {
@@ -106,6 +112,9 @@ class LocalRuntime : public Runtime {
   std::pair<int, bool> daemonState(const std::string& cluster, const std::string& pod,
                                    const std::string& daemon) const;
   StatusOr<std::string> networkKey(const std::string& cluster) const;
+  // Where interface `dev` and network namespace `ns` appear once they exist.
+  std::string netDevicePath(const std::string& dev) const;
+  std::string netnsPath(const std::string& ns) const;
   Status ensurePodNetwork(const PodSpec& spec, const std::string& key);
   Status removePodNetwork(const std::string& cluster, const std::string& pod,
                           const std::string& key, const std::string& address);
