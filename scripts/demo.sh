@@ -49,19 +49,9 @@ else
   corral cluster create "$name" "$@" --wait
 fi
 
-# A small image for container jobs, from this machine's busybox-static,
-# pushed to the cluster's registry (the host reaches it on the cluster bridge).
-subnet=$(corral cluster get "$name" -o json | jq -r '.subnet // empty')
-if [[ -n $subnet ]] && curl -fsS "http://${subnet%.*}.4:5000/v2/" >/dev/null 2>&1; then
-  img=$(mktemp -d /var/tmp/corral-demo-image.XXXXXX)
-  mkdir -p "$img/bin" "$img/etc" "$img/tmp"
-  cp /bin/busybox "$img/bin/"
-  for t in sh ls cat echo hostname id env pwd sleep true uname; do ln -s busybox "$img/bin/$t"; done
-  printf 'NAME="BusyBox (corral demo image)"\nID=busybox\n' > "$img/etc/os-release"
-  corral-imagectl push --http "${subnet%.*}.4:5000/demo/busybox:latest" "$img" >/dev/null &&
-    echo "pushed registry:5000/demo/busybox:latest to the cluster registry"
-  rm -rf "$img"
-fi
+# A small image for container jobs, pushed to the cluster's registry.
+./scripts/demo-image.sh "$name"
+# These hints are run as written by test/e2e/docs_e2e_test.cc.
 cat <<MSG
 
 corral is running. The console: http://127.0.0.1:8470/ (sign in with the
