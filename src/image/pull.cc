@@ -4,12 +4,12 @@
 #include <cerrno>
 #include <cstdio>
 #include <mutex>
-#include <thread>
 
 #include "common/files.h"
 #include "image/blob_cache.h"
 #include "common/file_lock.h"
 #include "common/fs.h"
+#include "common/parallel.h"
 #include "common/unique_fd.h"
 #include "image/image.h"
 #include "image/manifest.h"
@@ -66,42 +66,18 @@ StatusOr<int> fetchBlobs(RegistryClient& client, const BlobCache& cache,
     if (!cache.has(b.digest)) missing.push_back(&b);
   }
   if (missing.empty()) return 0;
-  std::atomic<size_t> next{0};
   std::atomic<int> downloaded{0};
-  std::mutex errMu;
-  Status firstError;
-  auto worker = [&] {
-    while (true) {
-      size_t i = next.fetch_add(1);
-      if (i >= missing.size()) return;
-      {
-        std::lock_guard<std::mutex> lock(errMu);
-        if (!firstError.isOk()) return;
-      }
-      const Descriptor& d = *missing[i];
-      std::string what = kind + " " + d.digest;
-      auto fetch = [&](const BodySink& sink) {
-        progress("Downloading " + what + " (" + humanSize(d.size) + ")");
-        return client.getBlob(d.digest, sink);
-      };
-      auto got = cache.ensure(d.digest, fetch, what);
-      if (!got.isOk()) {
-        std::lock_guard<std::mutex> lock(errMu);
-        if (firstError.isOk()) firstError = got.status();
-        return;
-      }
-      if (*got) downloaded.fetch_add(1);
-    }
-  };
-  size_t n = std::min<size_t>(std::max(parallel, 1), missing.size());
-  if (n == 1) {
-    worker();
-  } else {
-    std::vector<std::thread> threads;
-    for (size_t i = 0; i < n; ++i) threads.emplace_back(worker);
-    for (auto& t : threads) t.join();
-  }
-  if (!firstError.isOk()) return firstError;
+  RETURN_IF_ERROR(runInParallel(missing.size(), parallel, [&](size_t i) -> Status {
+    const Descriptor& d = *missing[i];
+    std::string what = kind + " " + d.digest;
+    auto fetch = [&](const BodySink& sink) {
+      progress("Downloading " + what + " (" + humanSize(d.size) + ")");
+      return client.getBlob(d.digest, sink);
+    };
+    ASSIGN_OR_RETURN(bool fetched, cache.ensure(d.digest, fetch, what));
+    if (fetched) downloaded.fetch_add(1);
+    return Status::ok();
+  }));
   return downloaded.load();
 }
 

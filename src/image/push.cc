@@ -10,15 +10,13 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <map>
-#include <mutex>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "common/file_lock.h"
 #include "common/fs.h"
+#include "common/parallel.h"
 #include "common/unique_fd.h"
 #include "image/image.h"
 #include "image/manifest.h"
@@ -273,118 +271,148 @@ Status uploadIfMissing(RegistryClient& client, const BuiltLayer& layer) {
   return client.uploadBlob(layer.digest, fd.get(), layer.size);
 }
 
-}  // namespace
-
-StatusOr<PushResult> push(const Reference& ref, const std::vector<std::string>& layerDirs,
-                          const ImageConfig& config, const RegistryOptions& options,
-                          const PushOptions& how) {
+// The platforms of `--index-platform`, besides linux/amd64.
+StatusOr<std::vector<Platform>> parseExtraPlatforms(const std::vector<std::string>& texts) {
   std::vector<Platform> extra;
-  for (const auto& text : how.extraPlatforms) {
+  for (const auto& text : texts) {
     ASSIGN_OR_RETURN(Platform p, parsePlatform(text));
     if (p.os == "linux" && p.arch == "amd64" && p.variant.empty()) {
       return invalidArgument("linux/amd64 is always in the list; name only the others");
     }
     extra.push_back(std::move(p));
   }
-  const bool zstd = how.compression == PushOptions::Compression::kZstd;
+  return extra;
+}
+
+// `count` empty files in the scratch directory, the caller's to remove.
+StatusOr<std::vector<std::string>> makeScratchFiles(size_t count) {
+  std::vector<std::string> scratch;
+  for (size_t i = 0; i < count; ++i) {
+    std::string tmpl = scratchDir() + "/corral-layer-XXXXXX";
+    int fd = mkstemp(tmpl.data());
+    if (fd < 0) {
+      for (const auto& s : scratch) unlink(s.c_str());
+      return fileError("creating a scratch file in " + scratchDir(), errno);
+    }
+    close(fd);
+    scratch.push_back(tmpl);
+  }
+  return scratch;
+}
+
+// Packs each of `layerDirs` and uploads those the registry lacks, in
+// parallel as pull downloads them.
+StatusOr<std::vector<BuiltLayer>> buildAndUploadLayers(RegistryClient& client,
+                                                       const std::vector<std::string>& layerDirs,
+                                                       PushOptions::Compression compression,
+                                                       int parallel) {
+  ASSIGN_OR_RETURN(std::vector<std::string> scratch, makeScratchFiles(layerDirs.size()));
+  std::vector<BuiltLayer> layers(layerDirs.size());
+  Status st = runInParallel(layerDirs.size(), parallel, [&](size_t i) {
+    auto built = buildLayer(layerDirs[i], scratch[i], compression);
+    Status st = built.status();
+    if (built.isOk()) {
+      layers[i] = *built;
+      st = uploadIfMissing(client, layers[i]);
+    }
+    unlink(scratch[i].c_str());
+    return st.withContext("layer " + layerDirs[i]);
+  });
+  for (const auto& s : scratch) unlink(s.c_str());
+  if (!st.isOk()) return st;
+  return layers;
+}
+
+// What the image manifests of one push share: the layers and the config
+// they are described by, and the format.
+struct ImageParts {
+  const ImageConfig& config;
+  std::vector<std::string> diffIds;
+  std::vector<Descriptor> layers;
+  bool zstd = false;
+};
+
+ImageParts imageParts(const ImageConfig& config, const std::vector<BuiltLayer>& built, bool zstd) {
+  ImageParts parts{config, {}, {}, zstd};
+  for (const auto& l : built) {
+    parts.diffIds.push_back(l.diffId);
+    parts.layers.push_back({zstd ? kOciLayerZstd : kDockerLayerGzip, l.digest, l.size});
+  }
+  return parts;
+}
+
+// Uploads the config blob (for `platform`, or linux/amd64 when null) and
+// puts the image manifest under `tag`, or under its digest when `tag` is
+// empty. Each platform has a config blob of its own; the linux/amd64 image is
+// what the layers really are.
+StatusOr<Descriptor> pushImageManifest(RegistryClient& client, const ImageParts& parts,
+                                       const Platform* platform, const std::string& tag) {
+  std::string configBlob = makeConfigBlob(parts.config, parts.diffIds);
+  if (platform != nullptr) configBlob = withPlatform(configBlob, *platform);
+  Descriptor configDesc{parts.zstd ? kOciConfig : kDockerConfig, sha256Digest(configBlob),
+                        static_cast<int64_t>(configBlob.size())};
+  ASSIGN_OR_RETURN(bool present, client.hasBlob(configDesc.digest));
+  if (!present)
+    RETURN_IF_ERROR(client.uploadBlob(configDesc.digest, -1, configDesc.size, configBlob));
+  std::string manifest = makeManifest(configDesc, parts.layers);
+  if (parts.zstd) manifest = asOciManifest(manifest);
+  const char* manifestType = parts.zstd ? kOciManifest : kDockerManifest;
+  Descriptor out{manifestType, sha256Digest(manifest), static_cast<int64_t>(manifest.size())};
+  RETURN_IF_ERROR(client.putManifest(tag.empty() ? out.digest : tag, manifest, manifestType));
+  return out;
+}
+
+// An entry of a manifest list (or OCI index).
+nlohmann::json listEntry(const Descriptor& d, const Platform& p) {
+  nlohmann::json e{{"mediaType", d.mediaType}, {"size", d.size}, {"digest", d.digest}};
+  e["platform"] = {{"os", p.os}, {"architecture", p.arch}};
+  if (!p.variant.empty()) e["platform"]["variant"] = p.variant;
+  return e;
+}
+
+// Pushes an image manifest for each of `extra` and for linux/amd64, then
+// the list (or index) of them under `tag`.
+StatusOr<PushResult> pushManifestList(RegistryClient& client, const ImageParts& parts,
+                                      const std::vector<Platform>& extra, const std::string& tag) {
+  const char* listType = parts.zstd ? kOciIndex : kDockerManifestList;
+  nlohmann::json list;
+  list["schemaVersion"] = 2;
+  list["mediaType"] = listType;
+  list["manifests"] = nlohmann::json::array();
+  for (const auto& p : extra) {
+    ASSIGN_OR_RETURN(Descriptor d, pushImageManifest(client, parts, &p, ""));
+    list["manifests"].push_back(listEntry(d, p));
+  }
+  ASSIGN_OR_RETURN(Descriptor amd64, pushImageManifest(client, parts, nullptr, ""));
+  list["manifests"].push_back(listEntry(amd64, Platform{"linux", "amd64", ""}));
+  std::string body = list.dump(3);
+  RETURN_IF_ERROR(client.putManifest(tag, body, listType));
+  PushResult result;
+  result.digest = sha256Digest(body);
+  result.amd64Digest = amd64.digest;
+  return result;
+}
+
+}  // namespace
+
+StatusOr<PushResult> push(const Reference& ref, const std::vector<std::string>& layerDirs,
+                          const ImageConfig& config, const RegistryOptions& options,
+                          const PushOptions& how) {
+  ASSIGN_OR_RETURN(std::vector<Platform> extra, parseExtraPlatforms(how.extraPlatforms));
   if (!ref.digest.empty()) {
     return invalidArgument("cannot push to " + ref.toString() + ": push to a tag, not a digest");
   }
   RegistryClient client(ref, options, "pull,push");
-  std::vector<BuiltLayer> layers(layerDirs.size());
-  std::vector<std::string> scratch(layerDirs.size());
-  for (size_t i = 0; i < layerDirs.size(); ++i) {
-    std::string tmpl = scratchDir() + "/corral-layer-XXXXXX";
-    int fd = mkstemp(tmpl.data());
-    if (fd < 0) return fileError("creating a scratch file in " + scratchDir(), errno);
-    close(fd);
-    scratch[i] = tmpl;
-  }
-  auto cleanup = [&] {
-    for (const auto& s : scratch) unlink(s.c_str());
-  };
-
-  // Layers are packed and uploaded in parallel, like pull downloads them.
-  std::atomic<size_t> next{0};
-  std::mutex errMu;
-  Status firstError;
-  auto worker = [&] {
-    while (true) {
-      size_t i = next.fetch_add(1);
-      if (i >= layerDirs.size()) return;
-      Status st;
-      auto built = buildLayer(layerDirs[i], scratch[i], how.compression);
-      if (built.isOk()) {
-        layers[i] = *built;
-        st = uploadIfMissing(client, layers[i]);
-      } else {
-        st = built.status();
-      }
-      unlink(scratch[i].c_str());
-      if (!st.isOk()) {
-        std::lock_guard<std::mutex> lock(errMu);
-        if (firstError.isOk()) firstError = st.withContext("layer " + layerDirs[i]);
-        return;
-      }
-    }
-  };
-  size_t n = std::min<size_t>(std::max(options.parallelDownloads, 1), layerDirs.size());
-  std::vector<std::thread> threads;
-  for (size_t i = 0; i < n; ++i) threads.emplace_back(worker);
-  for (auto& t : threads) t.join();
-  cleanup();
-  if (!firstError.isOk()) return firstError;
-
-  std::vector<std::string> diffIds;
-  std::vector<Descriptor> layerDescs;
-  for (const auto& l : layers) {
-    diffIds.push_back(l.diffId);
-    layerDescs.push_back({zstd ? kOciLayerZstd : kDockerLayerGzip, l.digest, l.size});
-  }
-  const char* manifestType = zstd ? kOciManifest : kDockerManifest;
-  // One image manifest per platform, each with its own config blob; the
-  // linux/amd64 one is the image the layers really are.
-  auto pushImage = [&](const Platform* p, const std::string& tag) -> StatusOr<Descriptor> {
-    std::string configBlob = makeConfigBlob(config, diffIds);
-    if (p != nullptr) configBlob = withPlatform(configBlob, *p);
-    Descriptor configDesc{zstd ? kOciConfig : kDockerConfig, sha256Digest(configBlob),
-                          static_cast<int64_t>(configBlob.size())};
-    ASSIGN_OR_RETURN(bool present, client.hasBlob(configDesc.digest));
-    if (!present)
-      RETURN_IF_ERROR(client.uploadBlob(configDesc.digest, -1, configDesc.size, configBlob));
-    std::string manifest = makeManifest(configDesc, layerDescs);
-    if (zstd) manifest = asOciManifest(manifest);
-    Descriptor out{manifestType, sha256Digest(manifest), static_cast<int64_t>(manifest.size())};
-    RETURN_IF_ERROR(client.putManifest(tag.empty() ? out.digest : tag, manifest, manifestType));
-    return out;
-  };
+  ASSIGN_OR_RETURN(std::vector<BuiltLayer> layers,
+                   buildAndUploadLayers(client, layerDirs, how.compression,
+                                        options.parallelDownloads));
+  const bool zstd = how.compression == PushOptions::Compression::kZstd;
+  ImageParts parts = imageParts(config, layers, zstd);
   const std::string tag = ref.tag.empty() ? "latest" : ref.tag;
+  if (!extra.empty()) return pushManifestList(client, parts, extra, tag);
+  ASSIGN_OR_RETURN(Descriptor d, pushImageManifest(client, parts, nullptr, tag));
   PushResult result;
-  if (extra.empty()) {
-    ASSIGN_OR_RETURN(Descriptor d, pushImage(nullptr, tag));
-    result.digest = result.amd64Digest = d.digest;
-    return result;
-  }
-  nlohmann::json list;
-  list["schemaVersion"] = 2;
-  list["mediaType"] = zstd ? kOciIndex : kDockerManifestList;
-  list["manifests"] = nlohmann::json::array();
-  auto entry = [](const Descriptor& d, const Platform& p) {
-    nlohmann::json e{{"mediaType", d.mediaType}, {"size", d.size}, {"digest", d.digest}};
-    e["platform"] = {{"os", p.os}, {"architecture", p.arch}};
-    if (!p.variant.empty()) e["platform"]["variant"] = p.variant;
-    return e;
-  };
-  for (const auto& p : extra) {
-    ASSIGN_OR_RETURN(Descriptor d, pushImage(&p, ""));
-    list["manifests"].push_back(entry(d, p));
-  }
-  ASSIGN_OR_RETURN(Descriptor amd64, pushImage(nullptr, ""));
-  list["manifests"].push_back(entry(amd64, Platform{"linux", "amd64", ""}));
-  std::string body = list.dump(3);
-  RETURN_IF_ERROR(client.putManifest(tag, body, zstd ? kOciIndex : kDockerManifestList));
-  result.digest = sha256Digest(body);
-  result.amd64Digest = amd64.digest;
+  result.digest = result.amd64Digest = d.digest;
   return result;
 }
 
