@@ -162,6 +162,99 @@ bool looksLikeDigest(const std::string& s) {
   return hex.size() >= 32 && hex.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos;
 }
 
+// The steps of `parseReference`, in order: each takes its part off the front
+// or the back of `rest` into `ref`, and returns why the reference is
+// malformed, or "" when it is not.
+
+std::string takeScheme(std::string& rest, Reference&) {
+  size_t scheme = rest.find("://");
+  if (scheme != std::string::npos) {
+    std::string name = rest.substr(0, scheme);
+    if (name != "docker") {
+      return "unsupported scheme '" + name + "://' (only docker:// is supported)";
+    }
+    rest = rest.substr(scheme + 3);
+  }
+  return rest.empty() ? "no image name" : "";
+}
+
+// A trailing `@<algorithm>:<hex>` is a digest; an `@` before that ends USER.
+std::string takeDigest(std::string& rest, Reference& ref) {
+  size_t lastAt = rest.rfind('@');
+  if (lastAt == std::string::npos || !looksLikeDigest(rest.substr(lastAt + 1))) return "";
+  ref.digest = rest.substr(lastAt + 1);
+  rest = rest.substr(0, lastAt);
+  if (!ref.digest.starts_with("sha256:")) {
+    return "unsupported digest algorithm (only sha256 is supported)";
+  }
+  if (!isSha256Digest(ref.digest)) return "a sha256 digest is 64 lowercase hexadecimal digits";
+  return "";
+}
+
+// Enroot's `USER@`.
+std::string takeUser(std::string& rest, Reference& ref) {
+  size_t at = rest.find('@');
+  if (at != std::string::npos) {
+    ref.user = rest.substr(0, at);
+    rest = rest.substr(at + 1);
+    if (ref.user.empty()) return "empty user name before '@'";
+    if (ref.user.find_first_of("/#:") != std::string::npos) {
+      return "'@' must be followed by a digest such as sha256:<64 hex digits>";
+    }
+    if (rest.find('@') != std::string::npos) return "more than one '@'";
+  }
+  return rest.empty() ? "no image name" : "";
+}
+
+// Enroot's `REGISTRY#`, or Docker's `REGISTRY/` (a first component with a
+// '.' or a ':', or localhost).
+std::string takeRegistry(std::string& rest, Reference& ref) {
+  size_t hash = rest.find('#');
+  if (hash != std::string::npos) {
+    ref.registry = rest.substr(0, hash);
+    rest = rest.substr(hash + 1);
+    if (ref.registry.empty()) return "empty registry before '#'";
+    if (rest.find('#') != std::string::npos) return "more than one '#'";
+  } else {
+    size_t slash = rest.find('/');
+    if (slash != std::string::npos) {
+      std::string first = rest.substr(0, slash);
+      if (first.find_first_of(".:") != std::string::npos || first == "localhost") {
+        ref.registry = first;
+        rest = rest.substr(slash + 1);
+      }
+    }
+  }
+  return ref.registry.empty() ? "" : checkRegistry(ref.registry);
+}
+
+// IMAGE[:TAG]: the tag follows the last ':' after the last '/'.
+std::string takeTag(std::string& rest, Reference& ref) {
+  size_t lastSlash = rest.rfind('/');
+  size_t colon = rest.rfind(':');
+  if (colon == std::string::npos || (lastSlash != std::string::npos && colon < lastSlash)) {
+    return "";
+  }
+  std::string tag = rest.substr(colon + 1);
+  rest = rest.substr(0, colon);
+  std::string why = checkTag(tag);
+  if (!why.empty()) return why;
+  if (ref.digest.empty()) ref.tag = tag;  // A digest pins the image; the tag is moot.
+  return "";
+}
+
+std::string takeRepository(std::string& rest, Reference& ref) {
+  if (rest.find(':') != std::string::npos) {
+    return "unexpected ':' in the image name (a registry with a port goes first, "
+           "as in host:5000/image or host:5000#image)";
+  }
+  std::string why = checkRepository(rest);
+  if (!why.empty()) return why;
+  ref.repository = rest;
+  rest.clear();
+  return "";
+}
+
 }  // namespace
 
 std::string Reference::toString() const {
@@ -182,82 +275,13 @@ StatusOr<Reference> parseReference(const std::string& text) {
       return malformed(text, "it contains whitespace or control characters");
     }
   }
-  std::string rest = text;
-  size_t scheme = rest.find("://");
-  if (scheme != std::string::npos) {
-    std::string name = rest.substr(0, scheme);
-    if (name != "docker") {
-      return malformed(text, "unsupported scheme '" + name + "://' (only docker:// is supported)");
-    }
-    rest = rest.substr(scheme + 3);
-  }
-  if (rest.empty()) return malformed(text, "no image name");
-
   Reference ref;
-  // A trailing `@<algorithm>:<hex>` is a digest; an `@` before that ends USER.
-  size_t lastAt = rest.rfind('@');
-  if (lastAt != std::string::npos && looksLikeDigest(rest.substr(lastAt + 1))) {
-    ref.digest = rest.substr(lastAt + 1);
-    rest = rest.substr(0, lastAt);
-    if (!ref.digest.starts_with("sha256:")) {
-      return malformed(text, "unsupported digest algorithm (only sha256 is supported)");
-    }
-    if (!isSha256Digest(ref.digest)) {
-      return malformed(text, "a sha256 digest is 64 lowercase hexadecimal digits");
-    }
-  }
-  size_t at = rest.find('@');
-  if (at != std::string::npos) {
-    ref.user = rest.substr(0, at);
-    rest = rest.substr(at + 1);
-    if (ref.user.empty()) return malformed(text, "empty user name before '@'");
-    if (ref.user.find_first_of("/#:") != std::string::npos) {
-      return malformed(text, "'@' must be followed by a digest such as sha256:<64 hex digits>");
-    }
-    if (rest.find('@') != std::string::npos) return malformed(text, "more than one '@'");
-  }
-  if (rest.empty()) return malformed(text, "no image name");
-
-  size_t hash = rest.find('#');
-  if (hash != std::string::npos) {
-    // Enroot: REGISTRY#IMAGE.
-    ref.registry = rest.substr(0, hash);
-    rest = rest.substr(hash + 1);
-    if (ref.registry.empty()) return malformed(text, "empty registry before '#'");
-    if (rest.find('#') != std::string::npos) return malformed(text, "more than one '#'");
-  } else {
-    size_t slash = rest.find('/');
-    if (slash != std::string::npos) {
-      std::string first = rest.substr(0, slash);
-      if (first.find_first_of(".:") != std::string::npos || first == "localhost") {
-        ref.registry = first;
-        rest = rest.substr(slash + 1);
-      }
-    }
-  }
-  if (!ref.registry.empty()) {
-    std::string why = checkRegistry(ref.registry);
+  std::string rest = text;
+  using Step = std::string (*)(std::string& rest, Reference& ref);
+  for (Step step : {takeScheme, takeDigest, takeUser, takeRegistry, takeTag, takeRepository}) {
+    std::string why = step(rest, ref);
     if (!why.empty()) return malformed(text, why);
   }
-
-  // IMAGE[:TAG]: the tag follows the last ':' after the last '/'.
-  size_t lastSlash = rest.rfind('/');
-  size_t colon = rest.rfind(':');
-  if (colon != std::string::npos && (lastSlash == std::string::npos || colon > lastSlash)) {
-    std::string tag = rest.substr(colon + 1);
-    rest = rest.substr(0, colon);
-    std::string why = checkTag(tag);
-    if (!why.empty()) return malformed(text, why);
-    if (ref.digest.empty()) ref.tag = tag;  // A digest pins the image; the tag is moot.
-  }
-  if (rest.find(':') != std::string::npos) {
-    return malformed(text,
-                     "unexpected ':' in the image name (a registry with a port goes first, "
-                     "as in host:5000/image or host:5000#image)");
-  }
-  std::string why = checkRepository(rest);
-  if (!why.empty()) return malformed(text, why);
-  ref.repository = rest;
 
   if (ref.registry.empty() || ref.registry == "docker.io" || ref.registry == "index.docker.io") {
     ref.registry = kDockerHub;
