@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "common/files.h"
@@ -180,6 +181,90 @@ int onSeek(void* user, curl_off_t offset, int origin) {
   return CURL_SEEKFUNC_OK;
 }
 
+// The request's headers for curl, the `Authorization` one included when
+// given; the caller frees them after the transfer.
+curl_slist* requestHeaders(const HttpRequest& req, const std::string& authorization) {
+  curl_slist* headers = nullptr;
+  for (const auto& h : req.headers) headers = curl_slist_append(headers, h.c_str());
+  if (!authorization.empty()) {
+    headers = curl_slist_append(headers, ("Authorization: " + authorization).c_str());
+  }
+  return headers;
+}
+
+// What every transfer sets: where, how long, and the callbacks that fill
+// `ctx`'s response.
+void setTransferOptions(CURL* curl, const std::string& url, const RegistryOptions& options,
+                        curl_slist* headers, char* errbuf, TransferContext* ctx) {
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
+  curl_easy_setopt(curl, CURLOPT_USERAGENT, kUserAgent);
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, static_cast<long>(options.connectTimeout.count()));
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT, static_cast<long>(options.transferTimeout.count()));
+  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
+  curl_easy_setopt(curl, CURLOPT_MAXREDIRS, 10L);
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, onHeader);
+  curl_easy_setopt(curl, CURLOPT_HEADERDATA, ctx);
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, onBody);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, ctx);
+}
+
+// The request's method, its body and its basic authentication.
+void setMethodOptions(CURL* curl, const HttpRequest& req, TransferContext* ctx) {
+  if (!req.user.empty()) {
+    curl_easy_setopt(curl, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
+    curl_easy_setopt(curl, CURLOPT_USERNAME, req.user.c_str());
+    curl_easy_setopt(curl, CURLOPT_PASSWORD, req.password.c_str());
+  }
+  if (req.method == "HEAD") {
+    curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
+  } else if (req.method == "POST") {
+    curl_easy_setopt(curl, CURLOPT_POST, 1L);
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, req.body.c_str());
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size()));
+  } else if (req.method == "PUT") {
+    curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
+    curl_easy_setopt(curl, CURLOPT_READFUNCTION, onRead);
+    curl_easy_setopt(curl, CURLOPT_READDATA, ctx);
+    curl_easy_setopt(curl, CURLOPT_SEEKFUNCTION, onSeek);
+    curl_easy_setopt(curl, CURLOPT_SEEKDATA, ctx);
+    curl_off_t size = req.bodyFd >= 0 ? req.bodySize : static_cast<curl_off_t>(req.body.size());
+    curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, size);
+  } else if (req.method != "GET") {
+    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, req.method.c_str());
+  }
+}
+
+// The token service's URL for a bearer challenge: its realm, asked for the
+// challenge's service and scope (`defaultScope` when it names none).
+std::string tokenUrl(const Challenge& ch, const std::string& defaultScope) {
+  auto param = [&](const char* key) {
+    auto it = ch.params.find(key);
+    return it == ch.params.end() ? std::optional<std::string>() : it->second;
+  };
+  std::string realm = param("realm").value_or("");
+  std::string url = realm + (realm.find('?') == std::string::npos ? "?" : "&");
+  std::optional<std::string> service = param("service");
+  if (service) url += "service=" + percentEncode(*service) + "&";
+  return url + "scope=" + percentEncode(param("scope").value_or(defaultScope));
+}
+
+// The token in a token service's answer ("token", else "access_token"), or
+// "" when it has none.
+std::string tokenOf(const std::string& body) {
+  nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
+  if (!j.is_object()) return "";
+  for (const char* key : {"token", "access_token"}) {
+    auto it = j.find(key);
+    if (it != j.end() && it->is_string() && !it->get<std::string>().empty()) {
+      return it->get<std::string>();
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 std::vector<Credential> parseNetrc(const std::string& text) {
@@ -333,48 +418,9 @@ StatusOr<HttpResponse> RegistryClient::perform(const HttpRequest& req,
   ctx.request = &req;
   ctx.response = &resp;
   char errbuf[CURL_ERROR_SIZE] = {0};
-
-  curl_slist* headers = nullptr;
-  for (const auto& h : req.headers) headers = curl_slist_append(headers, h.c_str());
-  if (!authorization.empty()) {
-    headers = curl_slist_append(headers, ("Authorization: " + authorization).c_str());
-  }
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
-  curl_easy_setopt(curl, CURLOPT_USERAGENT, kUserAgent);
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT,
-                   static_cast<long>(options_.connectTimeout.count()));
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT, static_cast<long>(options_.transferTimeout.count()));
-  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
-  curl_easy_setopt(curl, CURLOPT_MAXREDIRS, 10L);
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, onHeader);
-  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &ctx);
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, onBody);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &ctx);
-  if (!req.user.empty()) {
-    curl_easy_setopt(curl, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
-    curl_easy_setopt(curl, CURLOPT_USERNAME, req.user.c_str());
-    curl_easy_setopt(curl, CURLOPT_PASSWORD, req.password.c_str());
-  }
-  if (req.method == "HEAD") {
-    curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
-  } else if (req.method == "POST") {
-    curl_easy_setopt(curl, CURLOPT_POST, 1L);
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, req.body.c_str());
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size()));
-  } else if (req.method == "PUT") {
-    curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
-    curl_easy_setopt(curl, CURLOPT_READFUNCTION, onRead);
-    curl_easy_setopt(curl, CURLOPT_READDATA, &ctx);
-    curl_easy_setopt(curl, CURLOPT_SEEKFUNCTION, onSeek);
-    curl_easy_setopt(curl, CURLOPT_SEEKDATA, &ctx);
-    curl_off_t size = req.bodyFd >= 0 ? req.bodySize : static_cast<curl_off_t>(req.body.size());
-    curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, size);
-  } else if (req.method != "GET") {
-    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, req.method.c_str());
-  }
+  curl_slist* headers = requestHeaders(req, authorization);
+  setTransferOptions(curl, url, options_, headers, errbuf, &ctx);
+  setMethodOptions(curl, req, &ctx);
 
   CURLcode rc = curl_easy_perform(curl);
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &resp.status);
@@ -427,51 +473,50 @@ StatusOr<HttpResponse> RegistryClient::send(const HttpRequest& request) {
   return perform(request, current);
 }
 
+std::string RegistryClient::credentialsHint() const {
+  if (options_.credentialsFile.empty()) return "no credentials file is configured";
+  return credentialsError_.empty() ? "credentials come from " + options_.credentialsFile
+                                   : credentialsError_;
+}
+
 Status RegistryClient::authenticate(const std::string& header) {
-  std::string credsHint =
-      options_.credentialsFile.empty()
-          ? std::string("no credentials file is configured")
-          : (credentialsError_.empty() ? "credentials come from " + options_.credentialsFile
-                                       : credentialsError_);
   if (header.empty()) {
     return Status(Code::kUnauthenticated, "authentication failed: " + ref_.registry +
                                               " answered 401 without saying how to authenticate");
   }
   Challenge ch = parseChallenge(header);
+  std::string authorization;
   if (ch.scheme == "basic") {
     const Credential* cred = credentialsFor(ref_.registry);
     if (cred == nullptr) {
       return Status(Code::kUnauthenticated,
                     "authentication failed: " + ref_.registry + " requires a login; add 'machine " +
                         ref_.registry + " login USER password PASSWORD' to the credentials file (" +
-                        credsHint + ")");
+                        credentialsHint() + ")");
     }
-    std::lock_guard<std::mutex> lock(mu_);
-    authorization_ = "Basic " + base64(cred->login + ":" + cred->password);
-    return Status::ok();
-  }
-  if (ch.scheme != "bearer") {
+    authorization = "Basic " + base64(cred->login + ":" + cred->password);
+  } else if (ch.scheme == "bearer") {
+    ASSIGN_OR_RETURN(std::string token, fetchBearerToken(ch));
+    authorization = "Bearer " + token;
+  } else {
     return Status(Code::kUnauthenticated, "authentication failed: " + ref_.registry +
                                               " asks for unsupported authentication '" + ch.scheme +
                                               "'");
   }
-  std::string realm = ch.params["realm"];
+  std::lock_guard<std::mutex> lock(mu_);
+  authorization_ = authorization;
+  return Status::ok();
+}
+
+StatusOr<std::string> RegistryClient::fetchBearerToken(const Challenge& ch) {
+  auto realmParam = ch.params.find("realm");
+  std::string realm = realmParam == ch.params.end() ? "" : realmParam->second;
   if (realm.empty()) {
     return Status(Code::kUnauthenticated, "authentication failed: " + ref_.registry +
                                               " sent a bearer challenge without a realm");
   }
-  std::string scope = ch.params.count("scope") ? ch.params["scope"]
-                                               : "repository:" + ref_.repository + ":" + actions_;
-  std::string tokenUrl = realm + (realm.find('?') == std::string::npos ? "?" : "&");
-  bool first = true;
-  if (ch.params.count("service")) {
-    tokenUrl += "service=" + percentEncode(ch.params["service"]);
-    first = false;
-  }
-  tokenUrl += std::string(first ? "" : "&") + "scope=" + percentEncode(scope);
-
   HttpRequest req;
-  req.url = tokenUrl;
+  req.url = tokenUrl(ch, "repository:" + ref_.repository + ":" + actions_);
   req.maxBody = 1u << 20;
   const Credential* cred = credentialsFor(hostOf(realm));
   if (cred == nullptr) cred = credentialsFor(ref_.registry);
@@ -489,30 +534,18 @@ Status RegistryClient::authenticate(const std::string& header) {
         Code::kUnauthenticated,
         "authentication failed: the token service " + realm + " refused " +
             (cred ? "the credentials of '" + cred->login + "'" : std::string("anonymous access")) +
-            " for " + ref_.repository + " (" + credsHint + ")");
+            " for " + ref_.repository + " (" + credentialsHint() + ")");
   }
   if (resp->status != 200) {
     return unavailable("authentication failed: the token service " + realm + " answered HTTP " +
                        std::to_string(resp->status));
   }
-  nlohmann::json j = nlohmann::json::parse(resp->body, nullptr, false);
-  std::string token;
-  if (j.is_object()) {
-    for (const char* key : {"token", "access_token"}) {
-      auto it = j.find(key);
-      if (it != j.end() && it->is_string() && !it->get<std::string>().empty()) {
-        token = it->get<std::string>();
-        break;
-      }
-    }
-  }
+  std::string token = tokenOf(resp->body);
   if (token.empty()) {
     return Status(Code::kUnauthenticated,
                   "authentication failed: the token service " + realm + " sent no token");
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  authorization_ = "Bearer " + token;
-  return Status::ok();
+  return token;
 }
 
 Status RegistryClient::errorFor(const HttpResponse& r, const std::string& what) const {

@@ -103,7 +103,12 @@ class RegistryClient {
 
  private:
   StatusOr<HttpResponse> perform(const HttpRequest& request, const std::string& authorization);
+  // Answers a 401's challenge: sets `authorization_` from the credentials
+  // (basic) or a token service's token (bearer).
   Status authenticate(const std::string& challengeHeader);
+  StatusOr<std::string> fetchBearerToken(const Challenge& challenge);
+  // Where credentials come from, for messages that ask for them.
+  std::string credentialsHint() const;
   const Credential* credentialsFor(const std::string& host) const;
   void* acquireHandle();
   void releaseHandle(void* handle);
