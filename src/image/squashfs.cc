@@ -33,6 +33,28 @@ std::string lastLines(const std::string& text) {
   return t;
 }
 
+// Runs `argv`, one of squashfs-tools' commands, with their timeout. A
+// failure is `what` ("mksquashfs DIR OUT") that failed, with the last of what
+// it wrote; a full disk says so, while `doing` ("writing OUT").
+Status runSquashfsTool(const std::vector<std::string>& argv, const std::string& what,
+                       const std::string& doing) {
+  ProcessOptions opts;
+  opts.timeout = kSquashTimeout;
+  auto r = realProcessRunner().run(argv, opts);
+  if (!r.isOk()) {
+    return internalError("cannot run " + argv[0] + " (is squashfs-tools installed?): " +
+                         r.status().message());
+  }
+  if (r->exitCode != 0) {
+    std::string err = lastLines(r->err.empty() ? r->out : r->err);
+    if (err.find("No space left") != std::string::npos) {
+      return internalError("no space left on device while " + doing + ": " + err);
+    }
+    return internalError(what + " failed" + (r->timedOut ? " (timed out)" : "") + ": " + err);
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 Status makeSquashfs(const std::string& dir, const std::string& output) {
@@ -41,22 +63,7 @@ Status makeSquashfs(const std::string& dir, const std::string& output) {
   std::vector<std::string> argv = {"mksquashfs",   dir,         output, "-noappend", "-quiet",
                                    "-no-progress", "-no-xattrs"};
   for (const auto& a : compressionArgs()) argv.push_back(a);
-  ProcessOptions opts;
-  opts.timeout = kSquashTimeout;
-  auto r = realProcessRunner().run(argv, opts);
-  if (!r.isOk()) {
-    return internalError("cannot run mksquashfs (is squashfs-tools installed?): " +
-                         r.status().message());
-  }
-  if (r->exitCode != 0) {
-    std::string err = lastLines(r->err.empty() ? r->out : r->err);
-    if (err.find("No space left") != std::string::npos) {
-      return internalError("no space left on device while writing " + output + ": " + err);
-    }
-    return internalError("mksquashfs " + dir + " " + output + " failed" +
-                         (r->timedOut ? " (timed out)" : "") + ": " + err);
-  }
-  return Status::ok();
+  return runSquashfsTool(argv, "mksquashfs " + dir + " " + output, "writing " + output);
 }
 
 Status unsquash(const std::string& squashfs, const std::string& dest) {
@@ -65,22 +72,8 @@ Status unsquash(const std::string& squashfs, const std::string& dest) {
   // are only restored when running as root.
   std::vector<std::string> argv = {"unsquashfs",   "-f",         "-d",    dest,
                                    "-no-progress", "-no-xattrs", squashfs};
-  ProcessOptions opts;
-  opts.timeout = kSquashTimeout;
-  auto r = realProcessRunner().run(argv, opts);
-  if (!r.isOk()) {
-    return internalError("cannot run unsquashfs (is squashfs-tools installed?): " +
-                         r.status().message());
-  }
-  if (r->exitCode != 0) {
-    std::string err = lastLines(r->err.empty() ? r->out : r->err);
-    if (err.find("No space left") != std::string::npos) {
-      return internalError("no space left on device while unpacking " + squashfs + ": " + err);
-    }
-    return internalError("unsquashfs " + squashfs + " into " + dest + " failed" +
-                         (r->timedOut ? " (timed out)" : "") + ": " + err);
-  }
-  return Status::ok();
+  return runSquashfsTool(argv, "unsquashfs " + squashfs + " into " + dest,
+                         "unpacking " + squashfs);
 }
 
 }  // namespace corral::image
