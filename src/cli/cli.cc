@@ -69,15 +69,14 @@ StatusOr<std::string> tokenFromConfig(const CliContext& ctx) {
   return t->get<std::string>();
 }
 
-int runCliOrThrow(const std::vector<std::string>& args, CliContext& ctx) {
-  CLI::App app{"corral: real Slurm clusters on this machine, managed through corrald", "corral"};
-  // Lets global flags such as --server follow the subcommand too.
-  app.fallthrough();
-  app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("corral ") + kVersion);
-
+// corrald's address and the API token: options of `corral` itself.
+struct GlobalOptions {
   std::string server = kDefaultServer;
-  app.add_option("--server", server, "URL of corrald")
+  std::string token;
+};
+
+void addGlobalOptions(CLI::App& app, GlobalOptions& global) {
+  app.add_option("--server", global.server, "URL of corrald")
       ->envname("CORRAL_SERVER")
       ->capture_default_str()
       ->check(CLI::Validator(
@@ -86,12 +85,91 @@ int runCliOrThrow(const std::vector<std::string>& args, CliContext& ctx) {
             return url.isOk() ? std::string() : url.status().message();
           },
           "", "server-url"));
-
-  std::string token;
-  app.add_option("--token", token,
+  app.add_option("--token", global.token,
                  "API token (default: $CORRAL_TOKEN, else \"token\" in $CORRAL_CONFIG or "
                  "~/.config/corral/config.json)")
       ->envname("CORRAL_TOKEN");
+}
+
+// The subcommands the command line names, one after the other.
+std::string subcommandNames(CLI::App* parent) {
+  std::string known;
+  for (const CLI::App* c : parent->get_subcommands({}))
+    known += (known.empty() ? "" : ", ") + c->get_name();
+  return known;
+}
+
+// CLI11 answers an unknown or missing command with "A subcommand is
+// required", which hides the real mistake; this names it and the choices
+// instead. Returns whether it reported one.
+bool reportCommandMistake(CLI::App& app, const std::vector<std::string>& args, std::ostream& err) {
+  CLI::App* level = &app;
+  std::string path = "corral";
+  bool asksForHelp = false;
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") break;
+    if (a == "--server" || a == "--token") {
+      ++i;
+      continue;
+    }
+    if (a == "-h" || a == "--help" || a == "--version") asksForHelp = true;
+    if (!a.empty() && a[0] == '-') continue;
+    if (level->get_subcommands({}).empty()) break;
+    CLI::App* next = nullptr;
+    for (CLI::App* c : level->get_subcommands({}))
+      if (c->check_name(a)) next = c;
+    if (next == nullptr) {
+      err << "error: unknown command \"" << path << " " << a
+          << "\"; the commands are: " << subcommandNames(level) << "\n";
+      return true;
+    }
+    level = next;
+    path += " " + a;
+  }
+  if (!asksForHelp && !level->get_subcommands({}).empty()) {
+    err << "error: \"" << path << "\" needs a command: " << subcommandNames(level)
+        << "; see: " << path << " --help\n";
+    return true;
+  }
+  return false;
+}
+
+// Runs the parsed command against corrald: its exit status.
+int runCommand(const Command& chosen, GlobalOptions global, CliContext& ctx) {
+  StatusOr<ServerUrl> url = parseServerUrl(global.server);
+  if (!url.isOk()) {
+    *ctx.err << url.status().message() << "\n";
+    return 2;
+  }
+  ApiClient api(*url);
+  if (global.token.empty()) {
+    auto fromFile = tokenFromConfig(ctx);
+    if (!fromFile.isOk()) {
+      *ctx.err << "error: " << fromFile.status().message() << "\n";
+      return 2;
+    }
+    global.token = *fromFile;
+  }
+  api.setToken(global.token);
+  Status st = chosen ? chosen(api, ctx) : internalError("no command chosen");
+  ctx.out->flush();
+  if (!st.isOk()) {
+    // A failure the command printed as it happened needs no second line.
+    if (!isAlreadyReported(st)) *ctx.err << "error: " << st.message() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+int runCliOrThrow(const std::vector<std::string>& args, CliContext& ctx) {
+  CLI::App app{"corral: real Slurm clusters on this machine, managed through corrald", "corral"};
+  // Lets global flags such as --server follow the subcommand too.
+  app.fallthrough();
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("corral ") + kVersion);
+  GlobalOptions global;
+  addGlobalOptions(app, global);
 
   // The subcommand the user picked sets this from its CLI11 callback.
   Command chosen;
@@ -103,78 +181,11 @@ int runCliOrThrow(const std::vector<std::string>& args, CliContext& ctx) {
   addNodeCommands(app, chosen);
   addUserCommands(app, chosen);
   addImageCommands(app, chosen);
-
-  std::string eventsName;
-  OutputFormat eventsFormat = OutputFormat::kTable;
-  CLI::App* eventsCmd = app.add_subcommand("events", "Show what happened to a cluster");
-  addNameArgument(eventsCmd, &eventsName);
-  addOutputOption(eventsCmd, &eventsFormat);
-  eventsCmd->callback([&] {
-    chosen = [&](ApiClient& api, CliContext& c) {
-      return showEvents(api, c, eventsName, eventsFormat);
-    };
-  });
-
-  std::string sshName;
-  std::vector<std::string> sshCommand;
-  CLI::App* sshCmd = app.add_subcommand("ssh", "Log in to a cluster's login node as root");
-  addNameArgument(sshCmd, &sshName);
-  std::string sshIdentity;
-  sshCmd->add_option("-i,--identity", sshIdentity,
-                     "Private key to log in with (default: corral's, ~/.ssh/corral_ed25519)")
-      ->type_name("FILE");
-  sshCmd->add_option("CMD", sshCommand, "Command to run instead of a login shell");
-  sshCmd->footer(
-      "Put -- before CMD so that its options stay its own, e.g.:\n"
-      "  corral ssh demo -- sinfo -N -l");
-  sshCmd->callback([&] {
-    chosen = [&](ApiClient& api, CliContext& c) {
-      return sshToCluster(api, c, sshName, sshCommand, sshIdentity);
-    };
-  });
-
+  addEventsCommand(app, chosen);
+  addSshCommand(app, chosen);
   CLI::App* versionCmd = app.add_subcommand("version", "Print corral's version");
 
-  // CLI11 answers an unknown or missing command with "A subcommand is
-  // required", which hides the real mistake; name it and the choices instead.
-  {
-    CLI::App* level = &app;
-    std::string path = "corral";
-    bool asksForHelp = false;
-    auto commandsOf = [](CLI::App* parent) {
-      std::string known;
-      for (const CLI::App* c : parent->get_subcommands({}))
-        known += (known.empty() ? "" : ", ") + c->get_name();
-      return known;
-    };
-    for (size_t i = 1; i < args.size(); ++i) {
-      const std::string& a = args[i];
-      if (a == "--") break;
-      if (a == "--server" || a == "--token") {
-        ++i;
-        continue;
-      }
-      if (a == "-h" || a == "--help" || a == "--version") asksForHelp = true;
-      if (!a.empty() && a[0] == '-') continue;
-      if (level->get_subcommands({}).empty()) break;
-      CLI::App* next = nullptr;
-      for (CLI::App* c : level->get_subcommands({}))
-        if (c->check_name(a)) next = c;
-      if (next == nullptr) {
-        *ctx.err << "error: unknown command \"" << path << " " << a
-                 << "\"; the commands are: " << commandsOf(level) << "\n";
-        return 2;
-      }
-      level = next;
-      path += " " + a;
-    }
-    if (!asksForHelp && !level->get_subcommands({}).empty()) {
-      *ctx.err << "error: \"" << path << "\" needs a command: " << commandsOf(level)
-               << "; see: " << path << " --help\n";
-      return 2;
-    }
-  }
-
+  if (reportCommandMistake(app, args, *ctx.err)) return 2;
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   try {
@@ -184,35 +195,11 @@ int runCliOrThrow(const std::vector<std::string>& args, CliContext& ctx) {
     int code = app.exit(e, *ctx.out, *ctx.err);
     return code == 0 ? 0 : 2;
   }
-
   if (versionCmd->parsed()) {
     *ctx.out << "corral " << kVersion << "\n";
     return 0;
   }
-
-  StatusOr<ServerUrl> url = parseServerUrl(server);
-  if (!url.isOk()) {
-    *ctx.err << url.status().message() << "\n";
-    return 2;
-  }
-  ApiClient api(*url);
-  if (token.empty()) {
-    auto fromFile = tokenFromConfig(ctx);
-    if (!fromFile.isOk()) {
-      *ctx.err << "error: " << fromFile.status().message() << "\n";
-      return 2;
-    }
-    token = *fromFile;
-  }
-  api.setToken(token);
-  Status st = chosen ? chosen(api, ctx) : internalError("no command chosen");
-  ctx.out->flush();
-  if (!st.isOk()) {
-    // A failure the command printed as it happened needs no second line.
-    if (!isAlreadyReported(st)) *ctx.err << "error: " << st.message() << "\n";
-    return 1;
-  }
-  return 0;
+  return runCommand(chosen, global, ctx);
 }
 
 }  // namespace

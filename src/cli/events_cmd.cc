@@ -1,8 +1,23 @@
 #include "cli/events_cmd.h"
 
+#include <memory>
 #include <ostream>
 
 namespace corral {
+
+void addEventsCommand(CLI::App& app, Command& chosen) {
+  struct Options {
+    std::string name;
+    OutputFormat format = OutputFormat::kTable;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand("events", "Show what happened to a cluster");
+  addNameArgument(cmd, &o->name);
+  addOutputOption(cmd, &o->format);
+  cmd->callback([o, &chosen] {
+    chosen = [o](ApiClient& api, CliContext& c) { return showEvents(api, c, o->name, o->format); };
+  });
+}
 
 Status showEvents(ApiClient& api, CliContext& ctx, const std::string& name, OutputFormat format) {
   ASSIGN_OR_RETURN(Json body, api.listEvents(name));

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 
 #include "cli/output.h"
 #include "cli/ssh_keys.h"
@@ -134,6 +135,29 @@ Status writePrivateFile(const std::string& path, const std::string& content) {
     return internalError("cannot write " + path + ": " + std::strerror(savedErrno));
   }
   return Status::ok();
+}
+
+void addSshCommand(CLI::App& app, Command& chosen) {
+  struct Options {
+    std::string name;
+    std::vector<std::string> command;
+    std::string identity;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand("ssh", "Log in to a cluster's login node as root");
+  addNameArgument(cmd, &o->name);
+  cmd->add_option("-i,--identity", o->identity,
+                  "Private key to log in with (default: corral's, ~/.ssh/corral_ed25519)")
+      ->type_name("FILE");
+  cmd->add_option("CMD", o->command, "Command to run instead of a login shell");
+  cmd->footer(
+      "Put -- before CMD so that its options stay its own, e.g.:\n"
+      "  corral ssh demo -- sinfo -N -l");
+  cmd->callback([o, &chosen] {
+    chosen = [o](ApiClient& api, CliContext& c) {
+      return sshToCluster(api, c, o->name, o->command, o->identity);
+    };
+  });
 }
 
 Status sshToCluster(ApiClient& api, CliContext& ctx, const std::string& name,

@@ -7,10 +7,13 @@
 #include <vector>
 
 #include "cli/client.h"
+#include "cli/command.h"
 #include "cli/context.h"
 #include "corral/status.h"
 
 namespace corral {
+
+void addSshCommand(CLI::App& app, Command& chosen);
 
 // `s` in single quotes for a POSIX shell; an embedded ' becomes '\''. ssh
 // joins its command arguments with spaces and hands the result to the remote
