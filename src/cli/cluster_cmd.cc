@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <functional>
 #include <memory>
 #include <ostream>
 
@@ -24,8 +25,12 @@ void printCluster(CliContext& ctx, const Json& cluster, OutputFormat format) {
   }
 }
 
-FollowOptions followOptions(const ChangeWait& wait, OutputFormat format) {
-  return {!wait.noWait, wait.timeoutSeconds, format, ""};
+// `--wait`, `--no-wait` (the default) and `--timeout` for a command that
+// can wait until `until` ("the cluster is gone").
+void addWaitOptions(CLI::App* cmd, bool* wait, int* timeoutSeconds, const std::string& until) {
+  cmd->add_flag("--wait,!--no-wait", *wait,
+                "Wait until " + until + "; --no-wait returns at once (the default)");
+  addTimeoutOption(cmd, timeoutSeconds, "Seconds --wait waits");
 }
 
 void addCreate(CLI::App* cluster, Command& chosen) {
@@ -51,8 +56,7 @@ void addCreate(CLI::App* cluster, Command& chosen) {
                   "A registry HOST[:PORT] that jobs reach over plain http; may repeat");
   cmd->add_option("--project", o->project,
                   "The project the cluster belongs to (default: your first)");
-  cmd->add_flag("--wait,!--no-wait", o->wait, "Wait until the cluster is Running or Failed; --no-wait returns at once (the default)");
-  addTimeoutOption(cmd, &o->timeoutSeconds, "Seconds --wait waits");
+  addWaitOptions(cmd, &o->wait, &o->timeoutSeconds, "the cluster is Running or Failed");
   addOutputOption(cmd, &o->format);
   cmd->callback([o, &chosen] {
     chosen = [o](ApiClient& api, CliContext& ctx) { return clusterCreate(api, ctx, *o); };
@@ -90,8 +94,7 @@ void addDelete(CLI::App* cluster, Command& chosen) {
   auto o = std::make_shared<DeleteOptions>();
   CLI::App* cmd = cluster->add_subcommand("delete", "Delete a cluster");
   addNameArgument(cmd, &o->name);
-  cmd->add_flag("--wait,!--no-wait", o->wait, "Wait until the cluster is gone; --no-wait returns at once (the default)");
-  addTimeoutOption(cmd, &o->timeoutSeconds, "Seconds --wait waits");
+  addWaitOptions(cmd, &o->wait, &o->timeoutSeconds, "the cluster is gone");
   cmd->callback([o, &chosen] {
     chosen = [o](ApiClient& api, CliContext& ctx) { return clusterDelete(api, ctx, *o); };
   });
@@ -119,63 +122,55 @@ void addScale(CLI::App* cluster, Command& chosen) {
   });
 }
 
-void addReconfigure(CLI::App* cluster, Command& chosen) {
+Status clusterSetImage(ApiClient& api, CliContext& ctx, const ClusterChangeOptions& o) {
+  ASSIGN_OR_RETURN(Json answer, api.setImage(o.name, o.image));
+  return followChange(api, ctx, o.name, answer, followOptions(o.wait, o.format));
+}
+
+Status clusterRestartWorkers(ApiClient& api, CliContext& ctx, const ClusterChangeOptions& o) {
+  ASSIGN_OR_RETURN(Json answer, api.restartWorkers(o.name));
+  return followChange(api, ctx, o.name, answer, followOptions(o.wait, o.format));
+}
+
+// A command that changes one cluster and follows the change: NAME, then
+// what `addArguments` adds, then --no-wait, --timeout and -o.
+void addChangeCommand(
+    CLI::App* cluster, Command& chosen, const std::string& verb, const std::string& help,
+    Status (*run)(ApiClient&, CliContext&, const ClusterChangeOptions&),
+    const std::function<void(CLI::App*, ClusterChangeOptions&)>& addArguments = nullptr) {
   auto o = std::make_shared<ClusterChangeOptions>();
-  CLI::App* cmd = cluster->add_subcommand(
-      "reconfigure", "Apply the cluster's configuration again, e.g. after a stalled change");
+  CLI::App* cmd = cluster->add_subcommand(verb, help);
   addNameArgument(cmd, &o->name);
+  if (addArguments) addArguments(cmd, *o);
   addChangeWaitOptions(cmd, &o->wait);
   addOutputOption(cmd, &o->format);
-  cmd->callback([o, &chosen] {
-    chosen = [o](ApiClient& api, CliContext& ctx) { return clusterReconfigure(api, ctx, *o); };
+  cmd->callback([o, run, &chosen] {
+    chosen = [o, run](ApiClient& api, CliContext& ctx) { return run(api, ctx, *o); };
   });
 }
 
-void addSetKeys(CLI::App* cluster, Command& chosen) {
-  auto o = std::make_shared<ClusterChangeOptions>();
-  CLI::App* cmd = cluster->add_subcommand(
-      "set-keys", "Replace the SSH public keys that may log in as root on the login node");
-  addNameArgument(cmd, &o->name);
-  addSshKeyOption(cmd, &o->sshKeyFiles, "OpenSSH public key file; repeat for more")->required();
-  addChangeWaitOptions(cmd, &o->wait);
-  addOutputOption(cmd, &o->format);
-  cmd->callback([o, &chosen] {
-    chosen = [o](ApiClient& api, CliContext& ctx) { return clusterSetKeys(api, ctx, *o); };
-  });
-}
-
-void addSetImage(CLI::App* cluster, Command& chosen) {
-  auto o = std::make_shared<ClusterChangeOptions>();
-  CLI::App* cmd = cluster->add_subcommand(
-      "set-image", "Move the cluster to another image: controller and login are recreated, "
-                   "workers each once their jobs end; rolled back if it does not come up");
-  addNameArgument(cmd, &o->name);
-  cmd->add_option("image", o->image, "The image (`corral image list`)")->required();
-  addChangeWaitOptions(cmd, &o->wait);
-  addOutputOption(cmd, &o->format);
-  cmd->callback([o, &chosen] {
-    chosen = [o](ApiClient& api, CliContext& ctx) -> Status {
-      ASSIGN_OR_RETURN(Json answer, api.setImage(o->name, o->image));
-      return followChange(api, ctx, o->name, answer, followOptions(o->wait, o->format));
-    };
-  });
-}
-
-void addRestartWorkers(CLI::App* cluster, Command& chosen) {
-  auto o = std::make_shared<ClusterChangeOptions>();
-  CLI::App* cmd = cluster->add_subcommand(
-      "restart-workers",
-      "Recreate every worker, each once its jobs have ended (drained first, then back in "
-      "service): their local files go, /shared and volumes stay");
-  addNameArgument(cmd, &o->name);
-  addChangeWaitOptions(cmd, &o->wait);
-  addOutputOption(cmd, &o->format);
-  cmd->callback([o, &chosen] {
-    chosen = [o](ApiClient& api, CliContext& ctx) -> Status {
-      ASSIGN_OR_RETURN(Json answer, api.restartWorkers(o->name));
-      return followChange(api, ctx, o->name, answer, followOptions(o->wait, o->format));
-    };
-  });
+void addChangeCommands(CLI::App* cluster, Command& chosen) {
+  addChangeCommand(cluster, chosen, "reconfigure",
+                   "Apply the cluster's configuration again, e.g. after a stalled change",
+                   clusterReconfigure);
+  addChangeCommand(cluster, chosen, "set-keys",
+                   "Replace the SSH public keys that may log in as root on the login node",
+                   clusterSetKeys, [](CLI::App* cmd, ClusterChangeOptions& o) {
+                     addSshKeyOption(cmd, &o.sshKeyFiles,
+                                     "OpenSSH public key file; repeat for more")
+                         ->required();
+                   });
+  addChangeCommand(cluster, chosen, "set-image",
+                   "Move the cluster to another image: controller and login are recreated, "
+                   "workers each once their jobs end; rolled back if it does not come up",
+                   clusterSetImage, [](CLI::App* cmd, ClusterChangeOptions& o) {
+                     cmd->add_option("image", o.image, "The image (`corral image list`)")
+                         ->required();
+                   });
+  addChangeCommand(cluster, chosen, "restart-workers",
+                   "Recreate every worker, each once its jobs have ended (drained first, then "
+                   "back in service): their local files go, /shared and volumes stay",
+                   clusterRestartWorkers);
 }
 
 void addTerminate(CLI::App* cluster, Command& chosen) {
@@ -183,8 +178,7 @@ void addTerminate(CLI::App* cluster, Command& chosen) {
   CLI::App* cmd = cluster->add_subcommand(
       "terminate", "Shut a cluster down and keep its record (clone or delete it later)");
   addNameArgument(cmd, &o->name);
-  cmd->add_flag("--wait,!--no-wait", o->wait, "Wait until the cluster is Terminated; --no-wait returns at once (the default)");
-  addTimeoutOption(cmd, &o->timeoutSeconds, "Seconds --wait waits");
+  addWaitOptions(cmd, &o->wait, &o->timeoutSeconds, "the cluster is Terminated");
   addOutputOption(cmd, &o->format);
   cmd->callback([o, &chosen] {
     chosen = [o](ApiClient& api, CliContext& ctx) { return clusterTerminate(api, ctx, *o); };
@@ -200,8 +194,7 @@ void addClone(CLI::App* cluster, Command& chosen) {
   cmd->add_option("--image", o->image,
                   "Start the new cluster on this image instead (how to reach a Slurm release "
                   "an update cannot)");
-  cmd->add_flag("--wait,!--no-wait", o->wait, "Wait until the new cluster is Running or Failed; --no-wait returns at once (the default)");
-  addTimeoutOption(cmd, &o->timeoutSeconds, "Seconds --wait waits");
+  addWaitOptions(cmd, &o->wait, &o->timeoutSeconds, "the new cluster is Running or Failed");
   addOutputOption(cmd, &o->format);
   cmd->callback([o, &chosen] {
     chosen = [o](ApiClient& api, CliContext& ctx) { return clusterClone(api, ctx, *o); };
@@ -220,10 +213,7 @@ void addClusterCommands(CLI::App& app, Command& chosen) {
   addNamed(cluster, chosen, "history", "Show a cluster's revisions and what became of each",
            clusterHistory);
   addScale(cluster, chosen);
-  addReconfigure(cluster, chosen);
-  addSetKeys(cluster, chosen);
-  addSetImage(cluster, chosen);
-  addRestartWorkers(cluster, chosen);
+  addChangeCommands(cluster, chosen);
   addTerminate(cluster, chosen);
   addClone(cluster, chosen);
 }

@@ -67,6 +67,10 @@ void addChangeWaitOptions(CLI::App* cmd, ChangeWait* wait) {
   addTimeoutOption(cmd, &wait->timeoutSeconds, "Seconds to wait for the change to be applied");
 }
 
+FollowOptions followOptions(const ChangeWait& wait, OutputFormat format) {
+  return {!wait.noWait, wait.timeoutSeconds, format, ""};
+}
+
 const CLI::Validator& keyValueValidator() {
   // No description: the argument's type name already says Key=Value.
   static const CLI::Validator v([](std::string& s) { return keyValueProblem(s); }, "", "key-value");

@@ -14,6 +14,7 @@
 #include "cli/client.h"
 #include "cli/context.h"
 #include "cli/output.h"
+#include "cli/waiting.h"
 #include "corral/status.h"
 
 namespace corral {
@@ -46,6 +47,10 @@ struct ChangeWait {
 
 // `--no-wait` and `--timeout` for a change command.
 void addChangeWaitOptions(CLI::App* cmd, ChangeWait* wait);
+
+// How `followChange` follows a change made with `wait`'s flags, reporting
+// in `format`.
+FollowOptions followOptions(const ChangeWait& wait, OutputFormat format);
 
 // Checks one "Key=Value" argument: a non-empty key before the first '='.
 // Anything else is a usage error that says how to write it.

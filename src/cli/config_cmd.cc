@@ -8,10 +8,6 @@
 namespace corral {
 namespace {
 
-FollowOptions followOptions(const ConfigOptions& o) {
-  return {!o.wait.noWait, o.wait.timeoutSeconds, o.format, ""};
-}
-
 // A subcommand that takes a cluster's name and `-o`, running `run`.
 CLI::App* addConfigCommand(CLI::App* noun, Command& chosen, const std::string& verb,
                            const std::string& help, std::shared_ptr<ConfigOptions> o,
@@ -108,13 +104,15 @@ Status configGet(ApiClient& api, CliContext& ctx, const ConfigOptions& options) 
 Status configSet(ApiClient& api, CliContext& ctx, const ConfigOptions& options) {
   ASSIGN_OR_RETURN(Json body, buildConfigChange(options.settings, {}));
   ASSIGN_OR_RETURN(Json answer, api.changeConfig(options.cluster, body));
-  return followChange(api, ctx, options.cluster, answer, followOptions(options));
+  return followChange(api, ctx, options.cluster, answer,
+                      followOptions(options.wait, options.format));
 }
 
 Status configUnset(ApiClient& api, CliContext& ctx, const ConfigOptions& options) {
   ASSIGN_OR_RETURN(Json body, buildConfigChange({}, options.keys));
   ASSIGN_OR_RETURN(Json answer, api.changeConfig(options.cluster, body));
-  return followChange(api, ctx, options.cluster, answer, followOptions(options));
+  return followChange(api, ctx, options.cluster, answer,
+                      followOptions(options.wait, options.format));
 }
 
 Status configDiff(ApiClient& api, CliContext& ctx, const ConfigOptions& options) {

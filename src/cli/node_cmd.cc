@@ -45,10 +45,6 @@ std::string xidTable(const Json& xids) {
   return renderTable(rows);
 }
 
-FollowOptions followOptions(const NodeOptions& o) {
-  return {!o.wait.noWait, o.wait.timeoutSeconds, o.format, ""};
-}
-
 CLI::App* addNodeCommand(CLI::App* noun, Command& chosen, const std::string& verb,
                          const std::string& help, bool takesNode,
                          Status (*run)(ApiClient&, CliContext&, const NodeOptions&),
@@ -187,7 +183,7 @@ Status nodeGet(ApiClient& api, CliContext& ctx, const NodeOptions& options) {
 
 Status nodeReboot(ApiClient& api, CliContext& ctx, const NodeOptions& options) {
   ASSIGN_OR_RETURN(Json answer, api.rebootNode(options.cluster, options.node));
-  FollowOptions follow = followOptions(options);
+  FollowOptions follow = followOptions(options.wait, options.format);
   RETURN_IF_ERROR(followChange(api, ctx, options.cluster, answer, follow));
   if (!follow.wait || !changeMade(answer)) return Status::ok();
 

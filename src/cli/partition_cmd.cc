@@ -30,10 +30,6 @@ void setOption(Json& options, const std::string& key, const std::string& value) 
   options[existing.empty() ? key : existing] = value;
 }
 
-FollowOptions followOptions(const PartitionOptions& o) {
-  return {!o.wait.noWait, o.wait.timeoutSeconds, o.format, ""};
-}
-
 CLI::App* addPartitionCommand(CLI::App* noun, const std::string& verb, const std::string& help,
                               std::shared_ptr<PartitionOptions> o) {
   CLI::App* cmd = noun->add_subcommand(verb, help);
@@ -177,19 +173,21 @@ Status partitionList(ApiClient& api, CliContext& ctx, const std::string& cluster
 Status partitionCreate(ApiClient& api, CliContext& ctx, const PartitionOptions& options) {
   ASSIGN_OR_RETURN(Json body, buildPartitionCreate(options));
   ASSIGN_OR_RETURN(Json answer, api.createPartition(options.cluster, body));
-  return followChange(api, ctx, options.cluster, answer, followOptions(options));
+  return followChange(api, ctx, options.cluster, answer,
+                      followOptions(options.wait, options.format));
 }
 
 Status partitionUpdate(ApiClient& api, CliContext& ctx, const PartitionOptions& options) {
   ASSIGN_OR_RETURN(Json list, api.listPartitions(options.cluster));
   ASSIGN_OR_RETURN(Json body, mergePartitionUpdate(list, options));
   ASSIGN_OR_RETURN(Json answer, api.updatePartition(options.cluster, options.name, body));
-  return followChange(api, ctx, options.cluster, answer, followOptions(options));
+  return followChange(api, ctx, options.cluster, answer,
+                      followOptions(options.wait, options.format));
 }
 
 Status partitionDelete(ApiClient& api, CliContext& ctx, const PartitionOptions& options) {
   ASSIGN_OR_RETURN(Json answer, api.deletePartition(options.cluster, options.name, options.force));
-  FollowOptions follow = followOptions(options);
+  FollowOptions follow = followOptions(options.wait, options.format);
   follow.notes = partitionDeleteSummary(jsonChild(answer, "change"), options.name);
   return followChange(api, ctx, options.cluster, answer, follow);
 }

@@ -9,10 +9,6 @@
 namespace corral {
 namespace {
 
-FollowOptions followOptions(const UserOptions& o) {
-  return {!o.wait.noWait, o.wait.timeoutSeconds, o.format, ""};
-}
-
 CLI::App* addUserCommand(CLI::App* noun, Command& chosen, const std::string& verb,
                          const std::string& help,
                          Status (*run)(ApiClient&, CliContext&, const UserOptions&),
@@ -101,7 +97,7 @@ Status userAdd(ApiClient& api, CliContext& ctx, const UserOptions& options) {
   ASSIGN_OR_RETURN(std::vector<std::string> keys,
                    collectSshKeys(options.sshKeyFiles, ctx.home, *ctx.err));
   ASSIGN_OR_RETURN(Json answer, api.addUser(options.cluster, options.name, keys));
-  FollowOptions follow = followOptions(options);
+  FollowOptions follow = followOptions(options.wait, options.format);
   RETURN_IF_ERROR(followChange(api, ctx, options.cluster, answer, follow));
   if (!follow.wait || !changeMade(answer)) return Status::ok();
 
@@ -122,7 +118,8 @@ Status userAdd(ApiClient& api, CliContext& ctx, const UserOptions& options) {
 
 Status userRemove(ApiClient& api, CliContext& ctx, const UserOptions& options) {
   ASSIGN_OR_RETURN(Json answer, api.removeUser(options.cluster, options.name));
-  return followChange(api, ctx, options.cluster, answer, followOptions(options));
+  return followChange(api, ctx, options.cluster, answer,
+                      followOptions(options.wait, options.format));
 }
 
 Status userList(ApiClient& api, CliContext& ctx, const UserOptions& options) {

@@ -37,10 +37,6 @@ std::string suggestedPath(const std::string& type, const std::string& name) {
   return type == "dataset" ? "/datasets/" + name : "/" + type;
 }
 
-FollowOptions followOptions(const VolumeOptions& o) {
-  return {!o.wait.noWait, o.wait.timeoutSeconds, o.format, ""};
-}
-
 CLI::App* addVolumeCommand(CLI::App* noun, Command& chosen, const std::string& verb,
                            const std::string& help, std::shared_ptr<VolumeOptions> o,
                            Status (*run)(ApiClient&, CliContext&, const VolumeOptions&)) {
@@ -212,12 +208,14 @@ Status volumeDelete(ApiClient& api, CliContext& ctx, const VolumeOptions& option
 
 Status volumeAttach(ApiClient& api, CliContext& ctx, const VolumeOptions& options) {
   ASSIGN_OR_RETURN(Json answer, api.attachVolume(options.cluster, options.name, options.path));
-  return followChange(api, ctx, options.cluster, answer, followOptions(options));
+  return followChange(api, ctx, options.cluster, answer,
+                      followOptions(options.wait, options.format));
 }
 
 Status volumeDetach(ApiClient& api, CliContext& ctx, const VolumeOptions& options) {
   ASSIGN_OR_RETURN(Json answer, api.detachVolume(options.cluster, options.name));
-  return followChange(api, ctx, options.cluster, answer, followOptions(options));
+  return followChange(api, ctx, options.cluster, answer,
+                      followOptions(options.wait, options.format));
 }
 
 }  // namespace corral
