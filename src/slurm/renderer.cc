@@ -13,7 +13,6 @@
 namespace corral {
 namespace {
 
-
 std::vector<std::string> namesOf(const std::vector<NodeRecord>& nodes, const std::string& group) {
   std::vector<std::string> out;
   for (const auto& n : nodes)
@@ -93,13 +92,6 @@ std::string renderSlurmdbdConf(const ClusterRecord& r) {
   return o.str();
 }
 
-std::string renderJobContainerConf(const ClusterRecord& r) {
-  return header(r) +
-         "# Every job gets a private /tmp and /dev/shm that vanish with it.\n"
-         "AutoBasePath=true\n"
-         "BasePath=/var/spool/slurmd/job_containers\n";
-}
-
 // Pods see no cgroup hierarchy of the host's (they are unprivileged and
 // share the host's cgroups): processes are tracked through /proc.
 std::string renderCgroupConf(const ClusterRecord& r) {
@@ -113,64 +105,68 @@ std::string renderCgroupConf(const ClusterRecord& r) {
   return out;
 }
 
-std::string renderMyCnf(const ClusterRecord& r) {
-  return header(r) +
-         "[mysqld]\n"
-         "datadir=/var/lib/mysql\n"
-         "socket=/run/mysqld/mysqld.sock\n"
-         "pid-file=/run/mysqld/mysqld.pid\n"
-         "log-error=/var/log/mysql/error.log\n"
-         "user=root\n"
-         "skip-networking\n"
-         "skip-name-resolve\n"
-         "performance_schema=OFF\n"
-         "innodb_buffer_pool_size=32M\n"
-         "innodb_log_file_size=8M\n"
-         "innodb_data_file_path=ibdata1:4M:autoextend\n"
-         "innodb_lock_wait_timeout=900\n"
-         "innodb_flush_log_at_trx_commit=2\n"
-         "innodb_use_native_aio=0\n"
-         "[client]\n"
-         "socket=/run/mysqld/mysqld.sock\n";
-}
+// The files whose text is the same on every cluster: the header, then this.
+struct FixedFile {
+  const char* path;
+  const char* text;
+};
 
-std::string renderSshdConfig(const ClusterRecord& r) {
-  return header(r) +
-         "Port 22\n"
-         "ListenAddress 0.0.0.0\n"
-         "HostKey /etc/ssh/ssh_host_ed25519_key\n"
-         "PermitRootLogin prohibit-password\n"
-         "PasswordAuthentication no\n"
-         "KbdInteractiveAuthentication no\n"
-         "PubkeyAuthentication yes\n"
-         "AuthorizedKeysFile /etc/ssh/authorized_keys/%u\n"
-         "UsePAM no\n"
-         "UseDNS no\n"
-         "PidFile /run/sshd.pid\n"
-         "PrintMotd no\n"
-         "AcceptEnv LANG LC_*\n"
-         "Subsystem sftp /usr/lib/openssh/sftp-server\n";
-}
+const FixedFile kFixedFiles[] = {
+    {"etc/slurm/job_container.conf",
+     "# Every job gets a private /tmp and /dev/shm that vanish with it.\n"
+     "AutoBasePath=true\n"
+     "BasePath=/var/spool/slurmd/job_containers\n"},
+    {"etc/mysql/my.cnf",
+     "[mysqld]\n"
+     "datadir=/var/lib/mysql\n"
+     "socket=/run/mysqld/mysqld.sock\n"
+     "pid-file=/run/mysqld/mysqld.pid\n"
+     "log-error=/var/log/mysql/error.log\n"
+     "user=root\n"
+     "skip-networking\n"
+     "skip-name-resolve\n"
+     "performance_schema=OFF\n"
+     "innodb_buffer_pool_size=32M\n"
+     "innodb_log_file_size=8M\n"
+     "innodb_data_file_path=ibdata1:4M:autoextend\n"
+     "innodb_lock_wait_timeout=900\n"
+     "innodb_flush_log_at_trx_commit=2\n"
+     "innodb_use_native_aio=0\n"
+     "[client]\n"
+     "socket=/run/mysqld/mysqld.sock\n"},
+    {"etc/ssh/sshd_config",
+     "Port 22\n"
+     "ListenAddress 0.0.0.0\n"
+     "HostKey /etc/ssh/ssh_host_ed25519_key\n"
+     "PermitRootLogin prohibit-password\n"
+     "PasswordAuthentication no\n"
+     "KbdInteractiveAuthentication no\n"
+     "PubkeyAuthentication yes\n"
+     "AuthorizedKeysFile /etc/ssh/authorized_keys/%u\n"
+     "UsePAM no\n"
+     "UseDNS no\n"
+     "PidFile /run/sshd.pid\n"
+     "PrintMotd no\n"
+     "AcceptEnv LANG LC_*\n"
+     "Subsystem sftp /usr/lib/openssh/sftp-server\n"},
+    {"etc/nsswitch.conf",
+     "# Login users (corral user add) come from /var/lib/extrausers, the same on\n"
+     "# every pod of the cluster.\n"
+     "passwd:         files extrausers\n"
+     "group:          files extrausers\n"
+     "shadow:         files extrausers\n"
+     "hosts:          files dns\n"
+     "networks:       files\n"
+     "protocols:      db files\n"
+     "services:       db files\n"
+     "ethers:         db files\n"
+     "rpc:            db files\n"},
+};
 
 std::string renderAuthorizedKeys(const ClusterRecord& r) {
   std::string out = header(r);
   for (const auto& k : r.spec.sshKeys) out += k + "\n";
   return out;
-}
-
-std::string renderNsswitch(const ClusterRecord& r) {
-  return header(r) +
-         "# Login users (corral user add) come from /var/lib/extrausers, the same on\n"
-         "# every pod of the cluster.\n"
-         "passwd:         files extrausers\n"
-         "group:          files extrausers\n"
-         "shadow:         files extrausers\n"
-         "hosts:          files dns\n"
-         "networks:       files\n"
-         "protocols:      db files\n"
-         "services:       db files\n"
-         "ethers:         db files\n"
-         "rpc:            db files\n";
 }
 
 // libnss-extrausers' files: one line per login user. No header: these are
@@ -216,12 +212,15 @@ StatusOr<std::vector<NodeRecord>> planNodes(const ClusterSpec& spec, const std::
   return out;
 }
 
-std::string renderSlurmConf(const ClusterRecord& r) {
+namespace {
+
+// What slurm.conf says that is corral's alone: the daemons, their plugins and
+// where they keep their files.
+std::string slurmConfFixedPart(const ClusterRecord& r) {
   std::ostringstream o;
   auto net = parseCidr(r.subnet);
   std::string controllerAddr = net.isOk() ? hostAddress(*net, kControllerOffset) : "";
-  o << header(r)
-    << "ClusterName=" << r.spec.name << "\n"
+  o << "ClusterName=" << r.spec.name << "\n"
     << "SlurmctldHost=controller(" << controllerAddr << ")\n"
     << "SlurmUser=root\n"
        "SlurmdUser=root\n"
@@ -261,6 +260,13 @@ std::string renderSlurmConf(const ClusterRecord& r) {
        "# No forwarding through slurmd trees: every slurmd is reached directly,\n"
        "# so a node added by scaling needs no other slurmd to know it.\n"
        "TreeWidth=65533\n";
+  return o.str();
+}
+
+// The defaults users may override, as overridden, then the other
+// parameters they set.
+std::string slurmConfUserPart(const ClusterRecord& r) {
+  std::ostringstream o;
   const auto& user = r.spec.slurmConf;
   o << "\n# Defaults that `corral config set` may override\n";
   for (const auto& [key, value] : overridableDefaults()) {
@@ -276,6 +282,11 @@ std::string renderSlurmConf(const ClusterRecord& r) {
     first = false;
     o << key << "=" << value << "\n";
   }
+  return o.str();
+}
+
+std::string slurmConfNodes(const ClusterRecord& r) {
+  std::ostringstream o;
   o << "\n# Nodes\n";
   for (const auto& n : r.nodes) {
     bool gpu = n.group == kGpuGroup;
@@ -285,6 +296,13 @@ std::string renderSlurmConf(const ClusterRecord& r) {
     if (gpu) o << " Gres=gpu:" << r.spec.gpusPerNode;
     o << " Feature=" << n.group << " State=UNKNOWN\n";
   }
+  return o.str();
+}
+
+// corral's partitions (all, one per node group, the platform's), then the
+// users'.
+std::string slurmConfPartitions(const ClusterRecord& r) {
+  std::ostringstream o;
   // At most one partition is the default; `all` is, unless a user made one
   // of theirs the default.
   bool userDefault = std::any_of(r.spec.partitions.begin(), r.spec.partitions.end(), [](const auto& p) {
@@ -310,6 +328,13 @@ std::string renderSlurmConf(const ClusterRecord& r) {
     o << partitionLine(p.name, existingNodes(p.nodes, r.nodes), options);
   }
   return o.str();
+}
+
+}  // namespace
+
+std::string renderSlurmConf(const ClusterRecord& r) {
+  return header(r) + slurmConfFixedPart(r) + slurmConfUserPart(r) + slurmConfNodes(r) +
+         slurmConfPartitions(r);
 }
 
 std::string controllerRestartKey(const ClusterRecord& r) {
@@ -404,16 +429,13 @@ StatusOr<RenderedFiles> renderFiles(const ClusterRecord& r) {
   RenderedFiles files;
   files["etc/slurm/slurm.conf"] = {renderSlurmConf(r), 0644};
   files["etc/slurm/gres.conf"] = {renderGresConf(r), 0644};
-  files["etc/slurm/job_container.conf"] = {renderJobContainerConf(r), 0644};
   files["etc/slurm/cgroup.conf"] = {renderCgroupConf(r), 0644};
   files["etc/slurm/slurmdbd.conf"] = {renderSlurmdbdConf(r), 0600};
   files["etc/hosts"] = {renderHosts(r), 0644};
-  files["etc/mysql/my.cnf"] = {renderMyCnf(r), 0644};
-  files["etc/ssh/sshd_config"] = {renderSshdConfig(r), 0644};
   files["etc/ssh/authorized_keys/root"] = {renderAuthorizedKeys(r), 0644};
-  files["etc/nsswitch.conf"] = {renderNsswitch(r), 0644};
   files["etc/slurm/plugstack.conf"] = {renderPlugstackConf(r), 0644};
   files["etc/enroot/enroot.conf"] = {renderEnrootConf(r), 0644};
+  for (const FixedFile& f : kFixedFiles) files[f.path] = {header(r) + f.text, 0644};
   renderExtraUsers(r, files);
   files[std::string(kCandidateDir) + "/README"] = {
       "Candidate Slurm configuration of a change, tried by a throwaway slurmctld\n"

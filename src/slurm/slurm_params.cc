@@ -573,6 +573,8 @@ std::vector<ParamDef> memoryParams() {
   };
 }
 
+// long: a flat table, one row per slurm.conf parameter users may set; split
+// up, it would be harder to scan, not easier.
 std::vector<ParamDef> buildSlurmConfParams() {
   using T = ParamType;
   std::vector<ParamDef> defs = {
