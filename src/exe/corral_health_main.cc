@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "common/log.h"
+#include "common/signals.h"
 #include "corral/clock.h"
 #include "corral/process.h"
 #include "health/agent.h"
@@ -48,13 +49,8 @@ int main(int argc, char** argv) {
 
   // Signals are taken synchronously between ticks, so a tick (and the
   // scontrol it may be running) is never cut short and the report is never
-  // left half-written. Children get a clean mask from `ProcessRunner`.
-  sigset_t stopSignals;
-  sigemptyset(&stopSignals);
-  sigaddset(&stopSignals, SIGTERM);
-  sigaddset(&stopSignals, SIGINT);
-  sigprocmask(SIG_BLOCK, &stopSignals, nullptr);
-  signal(SIGPIPE, SIG_IGN);
+  // left half-written.
+  sigset_t stopSignals = blockStopSignals();
 
   HealthAgent agent(options, realProcessRunner(), realClock());
   LOG_INFO("corral-health watching node " << options.nodeName << ": kernel log " << options.kmsgPath

@@ -20,6 +20,7 @@
 #include "model/spec_json.h"
 #include "common/ipv4.h"
 #include "common/log.h"
+#include "common/signals.h"
 #include "corral/process.h"
 #include "reconcile/reconciler.h"
 #include "runtime/local/host_routes.h"
@@ -437,12 +438,7 @@ int serve(ServerArgs& a, corral::LocalImageCatalog& catalog) {
     for (const auto& r : *all) reconciler.enqueue(r.spec.name);
   reconciler.start();
 
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  signal(SIGPIPE, SIG_IGN);
+  sigset_t set = blockStopSignals();
   std::thread server([&] { api.serve(); });
   std::thread reaper([&] {
     while (!gStop) {
