@@ -23,6 +23,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "common/child.h"
 #include "common/files.h"
 #include "common/text.h"
 #include "container/container.h"
@@ -80,12 +81,7 @@ Status spawnJanitor(const std::string& dir) {
   if (child == 0) {
     if (fork() != 0) _exit(0);
     setsid();
-    int devnull = open("/dev/null", O_RDWR);
-    if (devnull >= 0) {
-      dup2(devnull, 0);
-      dup2(devnull, 1);
-      dup2(devnull, 2);
-    }
+    stdioToDevNull();
     for (int fd = 3; fd < 1024; ++fd) {
       if (fd != pidfd) close(fd);
     }
@@ -552,12 +548,7 @@ StatusOr<HolderReport> runEntrypoint(const Prepared& p, const std::vector<std::s
   close(o.holdFd);
   if (n != static_cast<ssize_t>(line.size())) _exit(1);
   // Do not keep the caller's pipes open: it may read them to the end.
-  int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-  if (devnull >= 0) {
-    dup2(devnull, 0);
-    dup2(devnull, 1);
-    dup2(devnull, 2);
-  }
+  stdioToDevNull();
   while (true) pause();
 }
 

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "common/child.h"
 #include "container/container.h"
 #include "common/fs.h"
 #include "image/image.h"
@@ -273,12 +274,7 @@ StatusOr<pid_t> startHolder(std::vector<std::string> argv, container::HolderRepo
   if (pid == 0) {
     resetChild();
     // Its errors come back on the hold descriptor; nothing else is the user's.
-    int devnull = open("/dev/null", O_RDWR);
-    if (devnull >= 0) {
-      dup2(devnull, 0);
-      dup2(devnull, 1);
-      dup2(devnull, 2);
-    }
+    stdioToDevNull();
     if (p[1] != kHoldFd) {
       dup2(p[1], kHoldFd);
     } else {
