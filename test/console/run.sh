@@ -43,15 +43,8 @@ CORRALD_PID=
 TEST_PID=
 TOKEN=
 
-log() { echo "run.sh: $*" >&2; }
-
-# Stops process $1 and everything under it (node --test runs the file in a
-# child process, which runs Chromium), children first, by PID.
-kill_tree() {
-  local child
-  for child in $(ps -o pid= --ppid "$1" 2>/dev/null); do kill_tree "$child"; done
-  kill "$1" 2>/dev/null
-}
+# log, kill_tree, admin_token, start_corrald, stop_corrald_and_clean_up.
+source "$HERE/../support/private_corrald.sh" || exit 1
 
 # GET/DELETE on corrald's API as the test's admin.
 api() { curl -sS -m 10 -X "$1" -H "Authorization: Bearer $TOKEN" "$URL$2"; }
@@ -63,7 +56,8 @@ cleanup() {
   local status=$?
   trap - EXIT INT TERM
   local clean=1
-  # Stop the test (and its browser) first if a signal cut it short.
+  # Stop the test (and its browser: node --test runs the file in a child
+  # process, which runs Chromium) first if a signal cut it short.
   if [[ -n "$TEST_PID" ]] && kill -0 "$TEST_PID" 2>/dev/null; then
     kill_tree "$TEST_PID"
     wait "$TEST_PID" 2>/dev/null
@@ -88,20 +82,7 @@ cleanup() {
       api DELETE "/api/v1/volumes/$v" >/dev/null
     done
   fi
-  if [[ -n "$CORRALD_PID" ]]; then
-    kill "$CORRALD_PID" 2>/dev/null
-    wait "$CORRALD_PID" 2>/dev/null
-  fi
-  if ((clean)); then
-    rm -rf --one-file-system "$DATA"
-  else
-    log "kept $DATA: a cluster could not be deleted"
-  fi
-  if ((status == 0)); then
-    rm -rf "$WORK"
-  else
-    log "failed (exit $status); logs and failure screenshots are in $WORK"
-  fi
+  stop_corrald_and_clean_up "$status" "$clean" "logs and failure screenshots are in $WORK"
   exit "$status"
 }
 trap cleanup EXIT
@@ -117,26 +98,12 @@ if [[ ! -d "$HERE/node_modules/playwright-core" ]]; then
 fi
 
 # An admin and a token, in the new data dir's database.
-"$BUILD/corrald" --data-dir "$DATA" admin user add console-admin --admin >/dev/null || exit 1
-TOKEN=$("$BUILD/corrald" --data-dir "$DATA" admin token create console-admin \
-  --description "console e2e test") || exit 1
-TOKEN=$(echo "$TOKEN" | tail -n 1 | tr -d '[:space:]')
+TOKEN=$(admin_token console-admin "console e2e test") || exit 1
 [[ -n "$TOKEN" ]] || { log "corrald admin token create printed no token"; exit 1; }
 
-ARGS=(--data-dir "$DATA" --listen "127.0.0.1:$PORT" --subnet-pool "$POOL")
+ARGS=(--listen "127.0.0.1:$PORT" --subnet-pool "$POOL")
 [[ -n "${CORRAL_CONSOLE_DIR:-}" ]] && ARGS+=(--console-dir "$(cd "$CORRAL_CONSOLE_DIR" && pwd)")
-"$BUILD/corrald" "${ARGS[@]}" >"$WORK/corrald.log" 2>&1 &
-CORRALD_PID=$!
-log "corrald pid $CORRALD_PID on $URL, data in $DATA"
-deadline=$((SECONDS + 120))
-until curl -sf -m 2 "$URL/healthz" >/dev/null; do
-  if ! kill -0 "$CORRALD_PID" 2>/dev/null || ((SECONDS > deadline)); then
-    log "corrald did not start:"
-    tail -n 20 "$WORK/corrald.log" >&2
-    exit 1
-  fi
-  sleep 0.5
-done
+start_corrald "${ARGS[@]}" || exit 1
 
 # A key pair, so that the create form also gets an SSH key.
 PUBKEY=

@@ -51,13 +51,8 @@ CORRALD_PID=
 SUITE_PID=
 TOKEN=
 
-log() { echo "run.sh: $*" >&2; }
-
-kill_tree() {
-  local child
-  for child in $(ps -o pid= --ppid "$1" 2>/dev/null); do kill_tree "$child"; done
-  kill "$1" 2>/dev/null
-}
+# log, kill_tree, admin_token, start_corrald, stop_corrald_and_clean_up.
+source "$HERE/../support/private_corrald.sh" || exit 1
 
 corral() { HOME=$WORK/home CORRAL_TOKEN=$TOKEN "$BUILD/corral" --server "$URL" "$@"; }
 
@@ -82,20 +77,7 @@ cleanup() {
       corral volume delete "$v" >/dev/null 2>&1
     done
   fi
-  if [[ -n "$CORRALD_PID" ]]; then
-    kill "$CORRALD_PID" 2>/dev/null
-    wait "$CORRALD_PID" 2>/dev/null
-  fi
-  if ((clean)); then
-    rm -rf --one-file-system "$DATA"
-  else
-    log "kept $DATA: a cluster could not be deleted"
-  fi
-  if ((status == 0)); then
-    rm -rf "$WORK"
-  else
-    log "failed (exit $status); logs in $WORK"
-  fi
+  stop_corrald_and_clean_up "$status" "$clean" "logs in $WORK"
   exit "$status"
 }
 trap cleanup EXIT
@@ -108,24 +90,10 @@ done
 mkdir -p "$WORK/home" "$DATA" || exit 1
 T0=$SECONDS
 
-"$BUILD/corrald" --data-dir "$DATA" admin user add pyxis-admin --admin >/dev/null || exit 1
-TOKEN=$("$BUILD/corrald" --data-dir "$DATA" admin token create pyxis-admin \
-  --description "pyxis suite" | tail -n 1 | tr -d '[:space:]')
+TOKEN=$(admin_token pyxis-admin "pyxis suite") || exit 1
 [[ -n "$TOKEN" ]] || { log "corrald admin token create printed no token"; exit 1; }
 
-"$BUILD/corrald" --data-dir "$DATA" --listen "127.0.0.1:$PORT" --subnet-pool "$POOL" \
-  >"$WORK/corrald.log" 2>&1 &
-CORRALD_PID=$!
-log "corrald pid $CORRALD_PID on $URL, data in $DATA"
-deadline=$((SECONDS + 120))
-until curl -sf -m 2 "$URL/healthz" >/dev/null; do
-  if ! kill -0 "$CORRALD_PID" 2>/dev/null || ((SECONDS > deadline)); then
-    log "corrald did not start:"
-    tail -n 20 "$WORK/corrald.log" >&2
-    exit 1
-  fi
-  sleep 0.5
-done
+start_corrald --listen "127.0.0.1:$PORT" --subnet-pool "$POOL" || exit 1
 
 log "creating cluster $CLUSTER"
 corral cluster create "$CLUSTER" --gpu-nodes 2 --gpus-per-node 2 --registry \
