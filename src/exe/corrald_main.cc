@@ -392,6 +392,11 @@ int apiOptionsFor(const ServerArgs& a, corral::Store& store, corral::ImageCatalo
 
 // Serves until SIGTERM or SIGINT; clusters keep running after.
 int serve(ServerArgs& a, corral::LocalImageCatalog& catalog) {
+  // Before any thread starts (the reconciler's workers, the metrics
+  // sampler), so that every thread inherits the mask and SIGTERM reaches
+  // only the sigwait below, never a worker whose default action would kill
+  // corrald mid-write.
+  sigset_t set = blockStopSignals();
   using namespace corral;
   if (int rc = checkServerArgs(a); rc != 0) return rc;
   if (auto def = catalog.find(a.defaultImage); !def.isOk()) {
@@ -438,7 +443,6 @@ int serve(ServerArgs& a, corral::LocalImageCatalog& catalog) {
     for (const auto& r : *all) reconciler.enqueue(r.spec.name);
   reconciler.start();
 
-  sigset_t set = blockStopSignals();
   std::thread server([&] { api.serve(); });
   std::thread reaper([&] {
     while (!gStop) {

@@ -10,31 +10,6 @@ namespace {
 
 std::string quote(const std::string& s) { return "\"" + s + "\""; }
 
-void copySpecPart(const ClusterRecord& from, ClusterRecord* to) {
-  to->id = from.id;
-  to->spec = from.spec;
-  to->project = from.project;
-  to->revision = from.revision;
-  to->platformPartitions = from.platformPartitions;
-  to->changeAuthor = from.changeAuthor;
-  to->changeMessage = from.changeMessage;
-  to->changeForce = from.changeForce;
-  to->changeRollback = from.changeRollback;
-  to->createdAt = from.createdAt;
-}
-
-void copyStatusPart(const ClusterRecord& from, ClusterRecord* to) {
-  to->appliedRevision = from.appliedRevision;
-  to->status = from.status;
-  to->phase = from.phase;
-  to->reason = from.reason;
-  to->subnet = from.subnet;
-  to->loginAddress = from.loginAddress;
-  to->loginHostKey = from.loginHostKey;
-  to->nodes = from.nodes;
-  to->controllerConfigKey = from.controllerConfigKey;
-}
-
 }  // namespace
 
 const char* recordPartName(RecordPart part) {
@@ -46,9 +21,23 @@ const char* recordPartName(RecordPart part) {
   return "record";
 }
 
+// Through the record's JSON, so that which member belongs to which part is
+// written down once (recordPartToJson's lists).
 void copyRecordPart(const ClusterRecord& from, RecordPart part, ClusterRecord* to) {
-  if (part != RecordPart::kStatus) copySpecPart(from, to);
-  if (part != RecordPart::kSpec) copyStatusPart(from, to);
+  const int64_t version = to->version, statusVersion = to->statusVersion,
+                updatedAt = to->updatedAt;
+  if (part == RecordPart::kAll) {
+    *to = from;
+  } else {
+    nlohmann::json merged = recordToJson(*to);
+    nlohmann::json written = recordPartToJson(from, part);
+    for (auto it = written.begin(); it != written.end(); ++it) merged[it.key()] = *it;
+    // recordToJson's own output always reads back.
+    if (auto back = recordFromJson(merged); back.isOk()) *to = std::move(back).value();
+  }
+  to->version = version;
+  to->statusVersion = statusVersion;
+  to->updatedAt = updatedAt;
 }
 
 bool samePart(const ClusterRecord& a, const ClusterRecord& b, RecordPart part) {
