@@ -396,7 +396,7 @@ int serve(ServerArgs& a, corral::LocalImageCatalog& catalog) {
   // sampler), so that every thread inherits the mask and SIGTERM reaches
   // only the sigwait below, never a worker whose default action would kill
   // corrald mid-write.
-  sigset_t set = blockStopSignals();
+  sigset_t set = corral::blockStopSignals();
   using namespace corral;
   if (int rc = checkServerArgs(a); rc != 0) return rc;
   if (auto def = catalog.find(a.defaultImage); !def.isOk()) {
