@@ -89,4 +89,14 @@ std::string unifiedDiff(const std::string& before, const std::string& after,
   return o.str();
 }
 
+std::string unifiedDiff(const RenderedFiles& before, const RenderedFiles& after) {
+  std::string out;
+  for (const auto& [path, file] : after) {
+    auto old = before.find(path);
+    out += unifiedDiff(old == before.end() ? "" : old->second.content, file.content, "a/" + path,
+                       "b/" + path);
+  }
+  return out;
+}
+
 }  // namespace corral

@@ -181,28 +181,10 @@ class ObjectReader {
     return Status::ok();
   }
 
-  // Rejects the first member (in key order, so the message is stable) that is
-  // not in `known`, suggesting the known field it most resembles.
+  // Rejects the first member not in `known`, suggesting the known field it
+  // most resembles.
   Status rejectUnknown(std::initializer_list<const char*> known) const {
-    for (auto it = object_.begin(); it != object_.end(); ++it) {
-      const std::string& key = it.key();
-      bool isKnown =
-          std::any_of(known.begin(), known.end(), [&](const char* k) { return key == k; });
-      if (isKnown) continue;
-      std::string message = "unknown " + field(prefix_ + key);
-      const char* best = nullptr;
-      size_t bestDistance = 3;  // Suggest only close matches.
-      for (const char* k : known) {
-        size_t d = editDistance(lower(key), lower(k));
-        if (d < bestDistance) {
-          bestDistance = d;
-          best = k;
-        }
-      }
-      if (best != nullptr) message += "; did you mean \"" + prefix_ + best + "\"?";
-      return invalidArgument(message);
-    }
-    return Status::ok();
+    return rejectUnknownFields(object_, known, /*suggest=*/true, prefix_);
   }
 
  private:
@@ -456,6 +438,29 @@ auto guarded(F&& f) -> decltype(f()) {
 }
 
 }  // namespace
+
+Status rejectUnknownFields(const json& object, std::initializer_list<const char*> known, bool suggest,
+                           const std::string& prefix) {
+  for (auto it = object.begin(); it != object.end(); ++it) {
+    const std::string& key = it.key();
+    bool isKnown = std::any_of(known.begin(), known.end(), [&](const char* k) { return key == k; });
+    if (isKnown) continue;
+    std::string message = "unknown " + field(prefix + key);
+    if (!suggest) return invalidArgument(message);
+    const char* best = nullptr;
+    size_t bestDistance = 3;  // Suggest only close matches.
+    for (const char* k : known) {
+      size_t d = editDistance(lower(key), lower(k));
+      if (d < bestDistance) {
+        bestDistance = d;
+        best = k;
+      }
+    }
+    if (best != nullptr) message += "; did you mean \"" + prefix + best + "\"?";
+    return invalidArgument(message);
+  }
+  return Status::ok();
+}
 
 const char* revisionStateName(RevisionState s) {
   switch (s) {

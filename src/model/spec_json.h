@@ -4,7 +4,9 @@
 // the REST API (docs/api.md) and the store, so a cluster reads the same on the
 // wire and on disk. None of them throws: parse errors come back as `Status`.
 
+#include <initializer_list>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "corral/spec.h"
 #include "corral/status.h"
@@ -25,6 +27,16 @@ nlohmann::json specToJson(const ClusterSpec& spec);
 // unknown fields and nulls are ignored, so that an older corral can read what
 // a newer one wrote. A field of the wrong type is an error in both modes.
 StatusOr<ClusterSpec> specFromJson(const nlohmann::json& json, bool strict);
+
+// InvalidArgument naming the first member of the JSON object `object` (in
+// key order, so the message is stable) that is not in `known`:
+// `unknown field "X"`, and, when `suggest`, the known field within two edits
+// of it that it most resembles: `unknown field "gpuNode"; did you mean
+// "gpuNodes"?`. `prefix` is the object's path in messages ("partitions[0].").
+// The strict readers below and the API's request bodies (`jsonBody`) refuse
+// unknown fields with it.
+Status rejectUnknownFields(const nlohmann::json& object, std::initializer_list<const char*> known,
+                           bool suggest, const std::string& prefix = "");
 
 // {"name", "nodes", "options": {Key: Value}}.
 nlohmann::json partitionToJson(const PartitionSpec& partition);

@@ -48,10 +48,13 @@ std::vector<std::string> nodeNamesOf(const ClusterSpec& spec) {
   return out;
 }
 
-std::vector<std::string> reservedPartitionNames(const std::vector<std::string>& platformPartitions) {
-  std::vector<std::string> out = {"all", kGpuGroup, kCpuGroup};
-  out.insert(out.end(), platformPartitions.begin(), platformPartitions.end());
-  return out;
+StatusOr<const ParamDef*> userSlurmConfParam(const std::string& key) {
+  const ParamDef* def = findSlurmConfParam(key);
+  if (def == nullptr)
+    return invalidArgument(quoteForMessage(key) +
+                           " is not a slurm.conf parameter corral lets users set; see "
+                           "`corral config params`");
+  return def;
 }
 
 Status normalizeSlurmSettings(ClusterSpec& spec, const std::vector<std::string>& platformPartitions) {
@@ -104,11 +107,7 @@ Status normalizeSlurmSettings(ClusterSpec& spec, const std::vector<std::string>&
                            " slurm.conf parameters can be set");
   std::map<std::string, std::string> conf;
   for (const auto& [key, value] : spec.slurmConf) {
-    const ParamDef* def = findSlurmConfParam(key);
-    if (def == nullptr)
-      return invalidArgument(quoteForMessage(key) +
-                             " is not a slurm.conf parameter corral lets users set; see "
-                             "`corral config params`");
+    ASSIGN_OR_RETURN(const ParamDef* def, userSlurmConfParam(key));
     ASSIGN_OR_RETURN(std::string normal, checkParamValue(*def, value));
     if (!conf.emplace(def->name, normal).second)
       return invalidArgument(def->name + " is given twice");

@@ -9,12 +9,16 @@
 
 #include "corral/spec.h"
 #include "corral/status.h"
+#include "slurm/partitions.h"  // reservedPartitionNames: corral's own partitions.
 
 namespace corral {
 
-// The partitions corral manages on every cluster, plus `platformPartitions`
-// (corrald's --platform-partition): users can neither create nor change them.
-std::vector<std::string> reservedPartitionNames(const std::vector<std::string>& platformPartitions);
+struct ParamDef;  // src/slurm/slurm_params.h
+
+// The allowlisted slurm.conf parameter that `key` names, case-insensitively
+// (src/slurm/slurm_params.h); InvalidArgument saying users may not set it
+// otherwise.
+StatusOr<const ParamDef*> userSlurmConfParam(const std::string& key);
 
 // Normalises `spec.partitions` and `spec.slurmConf` in place (canonical
 // parameter names, normalised values, compressed hostlists) and checks them:
