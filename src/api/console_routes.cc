@@ -52,7 +52,7 @@ bool consoleFile(const std::string& consoleDir, const std::string& name, std::st
 
 }  // namespace
 
-void ApiServer::consoleRoutes() {
+void ApiServer::consoleFiles() {
   auto serve = [this](const std::string& name, httplib::Response& res) {
     std::string body;
     if (!consoleFile(options_.consoleDir, name, &body))
@@ -71,18 +71,18 @@ void ApiServer::consoleRoutes() {
              [serve](const httplib::Request& req, httplib::Response& res) {
                serve(req.matches[1], res);
              });
+}
 
-  get("/api/v1/openapi.json", [](const httplib::Request&, httplib::Response& res) {
-    const auto& files = embeddedFiles();
-    auto it = files.find("api/openapi.json");
-    if (it == files.end()) return sendError(res, internalError("corrald was built without its OpenAPI document"));
-    res.set_content(std::string(it->second), "application/json");
-  });
+void ApiServer::getOpenapi(const httplib::Request&, httplib::Response& res) {
+  const auto& files = embeddedFiles();
+  auto it = files.find("api/openapi.json");
+  if (it == files.end()) return sendError(res, internalError("corrald was built without its OpenAPI document"));
+  res.set_content(std::string(it->second), "application/json");
+}
 
-  get("/api/v1/whoami", [](const httplib::Request&, httplib::Response& res) {
-    const Caller& c = caller();
-    sendJson(res, 200, {{"user", c.user}, {"admin", c.admin}, {"projects", c.projects}});
-  });
+void ApiServer::whoami(const httplib::Request&, httplib::Response& res) {
+  const Caller& c = caller();
+  sendJson(res, 200, {{"user", c.user}, {"admin", c.admin}, {"projects", c.projects}});
 }
 
 }  // namespace corral

@@ -22,21 +22,26 @@ void sendError(httplib::Response& res, const Status& s) {
            {{"error", {{"code", codeName(s.code())}, {"message", s.message()}}}});
 }
 
-Status rejectUnknownFields(const json& body, std::initializer_list<const char*> known) {
-  for (auto it = body.begin(); it != body.end(); ++it) {
-    bool ok = false;
-    for (const char* k : known) ok = ok || it.key() == k;
-    if (!ok) return invalidArgument("unknown field \"" + it.key() + "\"");
-  }
-  return Status::ok();
-}
-
-StatusOr<json> jsonBody(const httplib::Request& req, bool emptyIsObject) {
-  if (emptyIsObject && req.body.empty()) return json::object();
+StatusOr<json> jsonBody(const httplib::Request& req, std::initializer_list<const char*> known,
+                        BodyRules rules) {
+  if (rules.emptyIsObject && req.body.empty()) return json::object();
   json body = json::parse(req.body, nullptr, false);
   if (body.is_discarded() || !body.is_object())
     return invalidArgument("request body must be a JSON object");
+  RETURN_IF_ERROR(rejectUnknownFields(body, known, rules.suggest));
   return body;
+}
+
+Status readStrings(const json& body, const char* field, std::vector<std::string>* out) {
+  auto it = body.find(field);
+  if (it == body.end()) return Status::ok();
+  Status wrong = invalidArgument(std::string("field \"") + field + "\" must be an array of strings");
+  if (!it->is_array()) return wrong;
+  for (const auto& v : *it) {
+    if (!v.is_string()) return wrong;
+    out->push_back(v.get<std::string>());
+  }
+  return Status::ok();
 }
 
 StatusOr<EventFilter> eventFilterOf(const httplib::Request& req) {
@@ -63,16 +68,19 @@ void sendChange(httplib::Response& res, const ClusterRecord& record, bool made,
   sendJson(res, made ? 202 : 200, {{"change", change}, {"cluster", clusterView(record, observed)}});
 }
 
+json nodeView(const ClusterRecord& r, const NodeRecord& node,
+              const std::map<std::string, NodeObservation>& observed) {
+  json v = nodeToJson(node);
+  v["gpus"] = node.group == kGpuGroup ? r.spec.gpusPerNode : 0;
+  auto it = observed.find(node.name);
+  v["state"] = it == observed.end() ? "" : it->second.state;
+  v["reason"] = it == observed.end() ? "" : it->second.reason;
+  return v;
+}
+
 json clusterView(const ClusterRecord& r, const std::map<std::string, NodeObservation>& observed) {
   json nodes = json::array();
-  for (const auto& n : r.nodes) {
-    json v = nodeToJson(n);
-    v["gpus"] = n.group == kGpuGroup ? r.spec.gpusPerNode : 0;
-    auto it = observed.find(n.name);
-    v["state"] = it == observed.end() ? "" : it->second.state;
-    v["reason"] = it == observed.end() ? "" : it->second.reason;
-    nodes.push_back(v);
-  }
+  for (const auto& n : r.nodes) nodes.push_back(nodeView(r, n, observed));
   json actions = json::object();
   for (Action a : allActions()) {
     Status s = checkAction(a, r.spec.name, r.status);

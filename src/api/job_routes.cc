@@ -14,7 +14,6 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kCluster = R"(/api/v1/clusters/([^/]+))";
 constexpr int64_t kDefaultLimit = 500;
 constexpr int64_t kMaxLimit = 10000;
 
@@ -54,81 +53,82 @@ StatusOr<JobFilter> filterOf(const httplib::Request& req) {
 
 }  // namespace
 
-void ApiServer::jobRoutes() {
-  // The cluster, if the caller may see it and Slurm can be asked.
-  auto running = [this](const std::string& name) -> StatusOr<ClusterRecord> {
-    ASSIGN_OR_RETURN(ClusterRecord r, findCluster(name));
-    if (r.status != ClusterStatus::kRunning)
-      return failedPrecondition("cluster \"" + name + "\" is " + statusName(r.status) +
-                                "; its jobs can be read while it is Running");
-    return r;
-  };
+StatusOr<ClusterRecord> ApiServer::runningCluster(const std::string& name) {
+  ASSIGN_OR_RETURN(ClusterRecord r, findCluster(name));
+  if (r.status != ClusterStatus::kRunning)
+    return failedPrecondition("cluster \"" + name + "\" is " + statusName(r.status) +
+                              "; its jobs can be read while it is Running");
+  return r;
+}
 
-  auto list = [this, running](JobCache::Kind kind) {
-    return [this, running, kind](const httplib::Request& req, httplib::Response& res) {
-      auto r = running(req.matches[1]);
-      if (!r.isOk()) return sendError(res, r.status());
-      auto filter = filterOf(req);
-      if (!filter.isOk()) return sendError(res, filter.status());
-      auto offset = queryInt(req, "offset", 0, INT32_MAX);
-      if (!offset.isOk()) return sendError(res, offset.status());
-      auto limit = queryInt(req, "limit", kDefaultLimit, kMaxLimit);
-      if (!limit.isOk()) return sendError(res, limit.status());
-      auto snap = jobs_->get(r->spec.name, kind);
-      if (!snap.isOk()) return sendError(res, snap.status());
-      // Compact and concatenated from each job's JSON made when Slurm was
-      // read: a page of 10,000 jobs is megabytes.
-      const JobSnapshot& s = **snap;
-      std::string out = "{\"jobs\":[";
-      int64_t total = 0;
-      for (size_t i = 0; i < s.jobs.size(); ++i) {
-        if (!filter->matches(s.jobs[i])) continue;
-        if (total >= *offset && total < *offset + *limit) {
-          if (out.back() != '[') out += ',';
-          out += s.json[i];
-        }
-        ++total;
-      }
-      out += "],\"total\":" + std::to_string(total) + ",\"offset\":" + std::to_string(*offset) +
-             ",\"limit\":" + std::to_string(*limit) + ",\"readAt\":" + std::to_string(s.readAt) +
-             "}\n";
-      res.status = 200;
-      res.set_content(std::move(out), "application/json");
-    };
-  };
-  get(kCluster + "/jobs", list(JobCache::Kind::kQueue));
-  get(kCluster + "/jobs/history", list(JobCache::Kind::kHistory));
+void ApiServer::listQueue(const httplib::Request& req, httplib::Response& res) {
+  listJobs(req, res, JobCache::Kind::kQueue);
+}
 
-  get(kCluster + R"(/jobs/([0-9]{1,10}))", [this, running](const httplib::Request& req,
-                                                                  httplib::Response& res) {
-    auto r = running(req.matches[1]);
-    if (!r.isOk()) return sendError(res, r.status());
-    int64_t id = std::stoll(req.matches[2]);
-    for (JobCache::Kind kind : {JobCache::Kind::kQueue, JobCache::Kind::kHistory}) {
-      auto snap = jobs_->get(r->spec.name, kind);
-      if (!snap.isOk()) return sendError(res, snap.status());
-      for (const Job& j : (*snap)->jobs) {
-        if (j.id != id) continue;
-        json v = jobJson(j);
-        v["source"] = kind == JobCache::Kind::kQueue ? "queue" : "history";
-        return sendJson(res, 200, v);
-      }
+void ApiServer::listHistory(const httplib::Request& req, httplib::Response& res) {
+  listJobs(req, res, JobCache::Kind::kHistory);
+}
+
+// A page of the queue or history, filtered (`filterOf`).
+void ApiServer::listJobs(const httplib::Request& req, httplib::Response& res, JobCache::Kind kind) {
+  auto r = runningCluster(req.matches[1]);
+  if (!r.isOk()) return sendError(res, r.status());
+  auto filter = filterOf(req);
+  if (!filter.isOk()) return sendError(res, filter.status());
+  auto offset = queryInt(req, "offset", 0, INT32_MAX);
+  if (!offset.isOk()) return sendError(res, offset.status());
+  auto limit = queryInt(req, "limit", kDefaultLimit, kMaxLimit);
+  if (!limit.isOk()) return sendError(res, limit.status());
+  auto snap = jobs_->get(r->spec.name, kind);
+  if (!snap.isOk()) return sendError(res, snap.status());
+  // Compact and concatenated from each job's JSON made when Slurm was
+  // read: a page of 10,000 jobs is megabytes.
+  const JobSnapshot& s = **snap;
+  std::string out = "{\"jobs\":[";
+  int64_t total = 0;
+  for (size_t i = 0; i < s.jobs.size(); ++i) {
+    if (!filter->matches(s.jobs[i])) continue;
+    if (total >= *offset && total < *offset + *limit) {
+      if (out.back() != '[') out += ',';
+      out += s.json[i];
     }
-    sendError(res, notFound("cluster \"" + r->spec.name + "\" has no job " + std::to_string(id) +
-                            " in its queue or in the last 7 days of its history"));
-  });
+    ++total;
+  }
+  out += "],\"total\":" + std::to_string(total) + ",\"offset\":" + std::to_string(*offset) +
+         ",\"limit\":" + std::to_string(*limit) + ",\"readAt\":" + std::to_string(s.readAt) + "}\n";
+  res.status = 200;
+  res.set_content(std::move(out), "application/json");
+}
 
-  get(kCluster + "/metrics", [this](const httplib::Request& req, httplib::Response& res) {
-    auto r = findCluster(req.matches[1]);
-    if (!r.isOk()) return sendError(res, r.status());
-    json samples = json::array();
-    for (const auto& s : metrics_->samples(r->spec.name))
-      samples.push_back({{"time", s.time},
-                         {"nodes", s.nodes},
-                         {"jobs", {{"pending", s.pending}, {"running", s.running}}}});
-    sendJson(res, 200,
-             {{"periodSeconds", metrics_->period().count() / 1000}, {"samples", std::move(samples)}});
-  });
+// One job, from the queue or else the history.
+void ApiServer::getJob(const httplib::Request& req, httplib::Response& res) {
+  auto r = runningCluster(req.matches[1]);
+  if (!r.isOk()) return sendError(res, r.status());
+  int64_t id = std::stoll(req.matches[2]);
+  for (JobCache::Kind kind : {JobCache::Kind::kQueue, JobCache::Kind::kHistory}) {
+    auto snap = jobs_->get(r->spec.name, kind);
+    if (!snap.isOk()) return sendError(res, snap.status());
+    for (const Job& j : (*snap)->jobs) {
+      if (j.id != id) continue;
+      json v = jobJson(j);
+      v["source"] = kind == JobCache::Kind::kQueue ? "queue" : "history";
+      return sendJson(res, 200, v);
+    }
+  }
+  sendError(res, notFound("cluster \"" + r->spec.name + "\" has no job " + std::to_string(id) +
+                          " in its queue or in the last 7 days of its history"));
+}
+
+void ApiServer::getMetrics(const httplib::Request& req, httplib::Response& res) {
+  auto r = findCluster(req.matches[1]);
+  if (!r.isOk()) return sendError(res, r.status());
+  json samples = json::array();
+  for (const auto& s : metrics_->samples(r->spec.name))
+    samples.push_back({{"time", s.time},
+                       {"nodes", s.nodes},
+                       {"jobs", {{"pending", s.pending}, {"running", s.running}}}});
+  sendJson(res, 200,
+           {{"periodSeconds", metrics_->period().count() / 1000}, {"samples", std::move(samples)}});
 }
 
 }  // namespace corral

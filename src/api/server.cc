@@ -1,17 +1,17 @@
+// `ApiServer`'s frame: construction, authentication of every API route,
+// what httplib answers outside the routes, and the lookups every handler
+// shares (`findCluster`, `findVolume`, `projectFor`, `event`). The routes are
+// listed in src/api/routes.cc, their handlers in a file per resource.
+
 #include "api/server.h"
-#include "store/update.h"
 
 #include <httplib.h>
 
 #include <nlohmann/json.hpp>
 
 #include "api/http_util.h"
-#include "model/actions.h"
-#include "common/log.h"
-#include "model/spec_json.h"
 #include "common/text.h"
 #include "model/validation.h"
-#include "slurm/settings.h"
 
 namespace corral {
 using nlohmann::json;
@@ -21,6 +21,8 @@ ApiServer::ApiServer(Store& store, Reconciler& reconciler, Clock& clock, ApiOpti
       reconciler_(reconciler),
       clock_(clock),
       options_(std::move(options)),
+      volumes_(store_, reconciler_.runtime(), clock_,
+               Volumes::Options{options_.dataDir, options_.volumeSourceRoots}),
       http_(new httplib::Server) {
   SlurmFetch fetch = [this](const std::string& cluster, const std::vector<std::string>& argv) {
     return reconciler_.slurmCommand(cluster, argv, std::chrono::seconds(30));
@@ -41,24 +43,36 @@ ApiServer::ApiServer(Store& store, Reconciler& reconciler, Clock& clock, ApiOpti
   };
   source.fetch = fetch;
   metrics_ = std::make_unique<MetricsRecorder>(source, clock_, options_.metricsPeriod);
+  serverSettings();
   routes();
-  changeRoutes();
-  nodeRoutes();
-  consoleRoutes();
-  jobRoutes();
-  imageRoutes();
+  consoleFiles();
 }
 
 namespace {
 // See `ApiServer::caller`: set by `authenticated` for the duration of one
 // route, on the httplib worker thread that runs it.
 thread_local Caller tCaller;
+
+// What `findCluster` and `findVolume` answer: NotFound, as for a name that
+// does not exist, for a thing of a project the caller may not see. Names
+// that are not valid cannot exist: NotFound without touching the store (this
+// also stops path tricks like "..").
+template <typename T, typename Get>
+StatusOr<T> findVisible(const std::string& what, const std::string& name, Get get) {
+  Status missing = notFound("no " + what + " named \"" + name + "\"");
+  if (!validateClusterName(name).isOk()) return missing;
+  StatusOr<T> found = get(name);
+  if (!found.isOk() && found.status().code() == Code::kNotFound) return missing;
+  if (found.isOk() && !tCaller.sees(found->project)) return missing;
+  return found;
+}
+
 }  // namespace
 
 const Caller& ApiServer::caller() { return tCaller; }
 
-ApiServer::Handler ApiServer::authenticated(Handler handler) {
-  return [this, handler = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
+ApiServer::Handler ApiServer::authenticated(Route route) {
+  return [this, route](const httplib::Request& req, httplib::Response& res) {
     auto who = authenticate(store_, req.get_header_value("Authorization"));
     if (!who.isOk()) {
       if (who.status().code() == Code::kUnauthenticated)
@@ -69,15 +83,23 @@ ApiServer::Handler ApiServer::authenticated(Handler handler) {
     struct Forget {
       ~Forget() { tCaller = Caller{}; }
     } forget;
-    handler(req, res);
+    (this->*route)(req, res);
   };
 }
 
-void ApiServer::get(const std::string& p, Handler h) { http_->Get(p, authenticated(std::move(h))); }
-void ApiServer::post(const std::string& p, Handler h) { http_->Post(p, authenticated(std::move(h))); }
-void ApiServer::put(const std::string& p, Handler h) { http_->Put(p, authenticated(std::move(h))); }
-void ApiServer::patch(const std::string& p, Handler h) { http_->Patch(p, authenticated(std::move(h))); }
-void ApiServer::del(const std::string& p, Handler h) { http_->Delete(p, authenticated(std::move(h))); }
+void ApiServer::get(const std::string& p, Route r) { http_->Get(p, authenticated(r)); }
+void ApiServer::post(const std::string& p, Route r) { http_->Post(p, authenticated(r)); }
+void ApiServer::put(const std::string& p, Route r) { http_->Put(p, authenticated(r)); }
+void ApiServer::patch(const std::string& p, Route r) { http_->Patch(p, authenticated(r)); }
+void ApiServer::del(const std::string& p, Route r) { http_->Delete(p, authenticated(r)); }
+
+StatusOr<ClusterRecord> ApiServer::findCluster(const std::string& name) {
+  return findVisible<ClusterRecord>("cluster", name, [this](const std::string& n) { return store_.getCluster(n); });
+}
+
+StatusOr<Volume> ApiServer::findVolume(const std::string& name) {
+  return findVisible<Volume>("volume", name, [this](const std::string& n) { return store_.getVolume(n); });
+}
 
 StatusOr<std::string> ApiServer::projectFor(const std::string& requested) {
   if (requested.empty()) return caller().defaultProject();
@@ -110,65 +132,6 @@ void ApiServer::event(const std::string& cluster, const std::string& reason,
   (void)store_.appendEvent(e);
 }
 
-StatusOr<ClusterRecord> ApiServer::createCluster(ClusterSpec spec, const std::string& project,
-                                                 const std::string& why) {
-  spec.loginGeneration = 0;
-  // A clone keeps the build its source ran; a create resolves the name.
-  if (spec.image.id.empty() || options_.images == nullptr) {
-    ASSIGN_OR_RETURN(spec.image, resolveImage(spec.image.name));
-  }
-  RETURN_IF_ERROR(validateClusterSpec(spec));
-  RETURN_IF_ERROR(normalizeSlurmSettings(spec, options_.platformPartitions));
-  ClusterRecord r;
-  r.spec = spec;
-  r.project = project;
-  r.status = ClusterStatus::kCreating;
-  r.phase = "queued";
-  r.revision = 1;
-  r.platformPartitions = options_.platformPartitions;
-  r.changeAuthor = caller().user.empty() ? "api" : caller().user;
-  r.changeMessage = why;
-  r.createdAt = r.updatedAt = clock_.unixMillis() / 1000;
-  auto created = store_.createCluster(r);
-  if (!created.isOk()) {
-    if (created.status().code() == Code::kConflict) {
-      // Names are unique across corrald; whose cluster holds one is not
-      // the caller's business unless it is theirs to see.
-      auto holder = store_.getCluster(r.spec.name);
-      if (holder.isOk() && caller().sees(holder->project))
-        return conflict("a cluster named \"" + r.spec.name +
-                        "\" already exists; choose another name or delete it first");
-      return conflict("the cluster name \"" + r.spec.name + "\" is not available; choose another");
-    }
-    return created.status();
-  }
-  event(r.spec.name, "CreateRequested",
-        why + ": " + std::to_string(r.spec.gpuNodes) + " GPU nodes x " +
-            std::to_string(r.spec.gpusPerNode) + " GPUs, " + std::to_string(r.spec.cpuNodes) +
-            " CPU nodes",
-        created->revision);
-  reconciler_.enqueue(r.spec.name);
-  return created;
-}
-
-// Names that are not valid cluster names cannot exist: NotFound without
-// touching the store (this also stops path tricks like "..").
-StatusOr<ClusterRecord> ApiServer::findCluster(const std::string& name) {
-  if (!validateClusterName(name).isOk()) return notFound("no cluster named \"" + name + "\"");
-  auto r = store_.getCluster(name);
-  if ((!r.isOk() && r.status().code() == Code::kNotFound) || (r.isOk() && !caller().sees(r->project)))
-    return notFound("no cluster named \"" + name + "\"");
-  return r;
-}
-
-StatusOr<Volume> ApiServer::findVolume(const std::string& name) {
-  if (!validateClusterName(name).isOk()) return notFound("no volume named \"" + name + "\"");
-  auto v = store_.getVolume(name);
-  if ((!v.isOk() && v.status().code() == Code::kNotFound) || (v.isOk() && !caller().sees(v->project)))
-    return notFound("no volume named \"" + name + "\"");
-  return v;
-}
-
 ApiServer::~ApiServer() { stop(); }
 
 Status ApiServer::bind(const std::string& host, int port) {
@@ -194,7 +157,7 @@ void ApiServer::stop() {
   if (metrics_) metrics_->stop();
 }
 
-void ApiServer::routes() {
+void ApiServer::serverSettings() {
   http_->set_payload_max_length(kMaxRequestBody);
   // Answers are small and clients keep connections alive: without this,
   // Nagle's algorithm and the client's delayed ACK add ~40 ms to each.
@@ -235,98 +198,6 @@ void ApiServer::routes() {
 
   http_->Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     sendJson(res, 200, {{"status", "ok"}});
-  });
-
-  get("/api/v1/clusters", [this](const httplib::Request&, httplib::Response& res) {
-    auto all = store_.listClusters();
-    if (!all.isOk()) return sendError(res, all.status());
-    json list = json::array();
-    for (const auto& r : *all)
-      if (caller().sees(r.project))
-        list.push_back(clusterView(r, reconciler_.observedNodes(r.spec.name)));
-    sendJson(res, 200, {{"clusters", list}});
-  });
-
-  post("/api/v1/clusters", [this](const httplib::Request& req, httplib::Response& res) {
-    auto body = jsonBody(req);
-    if (!body.isOk()) return sendError(res, body.status());
-    // What a user declares at creation; the rest of a spec (volumes, login
-    // users, generations) is made by later changes, each with its own checks.
-    if (Status s = rejectUnknownFields(*body, {"name", "image", "gpuNodes", "gpusPerNode", "cpuNodes",
-                                               "sshKeys", "containers", "partitions", "slurmConf",
-                                               "project"});
-        !s.isOk())
-      return sendError(res, s);
-    std::string requested;
-    if (auto p = body->find("project"); p != body->end()) {
-      if (!p->is_string())
-        return sendError(res, invalidArgument("field \"project\" must be a string"));
-      requested = p->get<std::string>();
-      body->erase("project");
-    }
-    if (auto img = body->find("image"); img != body->end() && !img->is_string())
-      return sendError(res, invalidArgument("field \"image\" must be an image name (a string; "
-                                            "`corral image list` shows them)"));
-    auto spec = specFromJson(*body, /*strict=*/true);
-    if (!spec.isOk()) return sendError(res, spec.status());
-    auto project = projectFor(requested);
-    if (!project.isOk()) return sendError(res, project.status());
-    auto created = createCluster(*spec, *project, "create requested");
-    if (!created.isOk()) return sendError(res, created.status());
-    sendJson(res, 201, clusterView(*created, {}));
-  });
-
-  auto lookup = [this](const std::string& name, httplib::Response& res) -> StatusOr<ClusterRecord> {
-    auto r = findCluster(name);
-    if (!r.isOk()) sendError(res, r.status());
-    return r;
-  };
-
-  get(R"(/api/v1/clusters/([^/]+))", [this, lookup](const httplib::Request& req,
-                                                           httplib::Response& res) {
-    auto r = lookup(req.matches[1], res);
-    if (!r.isOk()) return;
-    sendJson(res, 200, clusterView(*r, reconciler_.observedNodes(r->spec.name)));
-  });
-
-  del(R"(/api/v1/clusters/([^/]+))", [this, lookup](const httplib::Request& req,
-                                                              httplib::Response& res) {
-    auto r = lookup(req.matches[1], res);
-    if (!r.isOk()) return;
-    ClusterRecord rec = *r;
-    if (rec.status != ClusterStatus::kDeleting) {
-      if (Status s = checkAction(Action::kDelete, rec.spec.name, rec.status); !s.isOk())
-        return sendError(res, s);
-    }
-    if (rec.status != ClusterStatus::kDeleting) {
-      auto u = updateWithRetry(store_, rec.spec.name, RecordPart::kAll,
-                               [&](ClusterRecord& r) -> StatusOr<Edit> {
-        if (r.status == ClusterStatus::kDeleting) return Edit::kUnchanged;
-        RETURN_IF_ERROR(checkAction(Action::kDelete, r.spec.name, r.status));
-        r.status = ClusterStatus::kDeleting;
-        r.phase = "queued";
-        r.updatedAt = clock_.unixMillis() / 1000;
-        return Edit::kWrite;
-      });
-      if (!u.isOk()) return sendError(res, u.status());
-      rec = *u;
-      event(rec.spec.name, "DeleteRequested", "delete requested");
-    }
-    reconciler_.enqueue(rec.spec.name);
-    sendJson(res, 202, clusterView(rec, {}));
-  });
-
-  get(R"(/api/v1/clusters/([^/]+)/events)", [this, lookup](const httplib::Request& req,
-                                                                  httplib::Response& res) {
-    auto r = lookup(req.matches[1], res);
-    if (!r.isOk()) return;
-    auto filter = eventFilterOf(req);
-    if (!filter.isOk()) return sendError(res, filter.status());
-    auto events = store_.findEvents(r->spec.name, 500, *filter);
-    if (!events.isOk()) return sendError(res, events.status());
-    json list = json::array();
-    for (const auto& e : *events) list.push_back(eventToJson(e));
-    sendJson(res, 200, {{"events", list}});
   });
 }
 
