@@ -184,8 +184,14 @@ StatusOr<Json> ApiClient::deleteCluster(const std::string& name) {
   return call(Method::kDelete, "/api/v1/clusters/" + percentEncode(name));
 }
 
-StatusOr<Json> ApiClient::listEvents(const std::string& name) {
-  return call(Method::kGet, "/api/v1/clusters/" + percentEncode(name) + "/events");
+StatusOr<Json> ApiClient::listEvents(const std::string& name, const std::string& node,
+                                     int64_t revision) {
+  std::string query;
+  if (!node.empty()) query += "node=" + percentEncode(node);
+  if (revision > 0) query += (query.empty() ? "" : "&") + std::string("revision=") +
+                             std::to_string(revision);
+  return call(Method::kGet, "/api/v1/clusters/" + percentEncode(name) + "/events" +
+                                (query.empty() ? "" : "?" + query));
 }
 
 namespace {

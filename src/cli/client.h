@@ -74,7 +74,9 @@ class ApiClient {
   // DELETE /api/v1/clusters/{name} → Cluster.
   StatusOr<Json> deleteCluster(const std::string& name);
   // GET /api/v1/clusters/{name}/events → {"events": [...]}.
-  StatusOr<Json> listEvents(const std::string& name);
+  // GET …/events, of `node` (if not empty) and `revision` (if above 0).
+  StatusOr<Json> listEvents(const std::string& name, const std::string& node = "",
+                            int64_t revision = 0);
 
   // Changes. Each answers 202 {"change": {"revision", "made", "message", …},
   // "cluster": Cluster}, or 200 with made=false when nothing would change.

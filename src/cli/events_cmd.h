@@ -1,6 +1,6 @@
 #pragma once
 
-// `corral events NAME`.
+// `corral events NAME [--node N] [--revision R]`.
 
 #include <string>
 
@@ -14,6 +14,13 @@ namespace corral {
 
 void addEventsCommand(CLI::App& app, Command& chosen);
 
-Status showEvents(ApiClient& api, CliContext& ctx, const std::string& name, OutputFormat format);
+// Which of the cluster's events to show (all, by default).
+struct EventSelection {
+  std::string node;
+  int64_t revision = 0;
+};
+
+Status showEvents(ApiClient& api, CliContext& ctx, const std::string& name,
+                  const EventSelection& only, OutputFormat format);
 
 }  // namespace corral

@@ -313,6 +313,27 @@ TEST_F(CliClientTest, EventsAsTableAndJson) {
   EXPECT_EQ(Json::parse(r.out), Json::parse(body));
 }
 
+TEST_F(CliClientTest, EventsOfANodeOrARevisionAskTheServerForThem) {
+  std::vector<std::string> queries;
+  corrald_.server().Get("/api/v1/clusters/demo/events",
+                        [&](const httplib::Request& req, httplib::Response& res) {
+                          std::string q;
+                          for (const auto& [k, v] : req.params) q += k + "=" + v + ";";
+                          queries.push_back(q);
+                          reply(res, 200, std::string(R"({"events": []})"));
+                        });
+  EXPECT_EQ(run({"events", "demo", "--node", "slinky-1"}).code, 0);
+  EXPECT_EQ(run({"events", "demo", "--revision", "4"}).code, 0);
+  EXPECT_EQ(run({"events", "demo", "--node", "cpu-workers-0", "--revision", "2"}).code, 0);
+  EXPECT_EQ(run({"events", "demo"}).code, 0);
+  EXPECT_EQ(queries, (std::vector<std::string>{"node=slinky-1;", "revision=4;",
+                                               "node=cpu-workers-0;revision=2;", ""}));
+  CliResult bad = run({"events", "demo", "--revision", "0"});
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.err.find("--revision"), std::string::npos) << bad.err;
+  EXPECT_EQ(queries.size(), 4u) << "a refused option asks the server nothing";
+}
+
 TEST_F(CliClientTest, SshWritesKnownHostsAndExecsSsh) {
   corrald_.server().Get("/api/v1/clusters/demo",
                         [&](const httplib::Request&, httplib::Response& res) {
