@@ -3,8 +3,8 @@
 // A cluster's partitions: corral's own, which every cluster has, and its
 // users'. corral's list is kept here and nowhere else: the names users may
 // not take (`reservedPartitionNames`) and the partitions the API lists
-// (`partitionView`) both come from it, and so should slurm.conf's
-// (src/slurm/renderer.cc). Also the edits the API makes to a spec's user
+// (`partitionView`) and slurm.conf's (src/slurm/renderer.cc) all come
+// from it. Also the edits the API makes to a spec's user
 // partitions; `normalizeSlurmSettings` (src/slurm/settings.h) checks the
 // result. Pure and thread-safe.
 

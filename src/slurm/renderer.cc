@@ -7,6 +7,7 @@
 
 #include "common/ipv4.h"
 #include "slurm/hostlist.h"
+#include "slurm/partitions.h"
 #include "slurm/release.h"
 #include "slurm/slurm_params.h"
 
@@ -303,23 +304,18 @@ std::string slurmConfNodes(const ClusterRecord& r) {
 // users'.
 std::string slurmConfPartitions(const ClusterRecord& r) {
   std::ostringstream o;
-  // At most one partition is the default; `all` is, unless a user made one
-  // of theirs the default.
-  bool userDefault = std::any_of(r.spec.partitions.begin(), r.spec.partitions.end(), [](const auto& p) {
-    auto it = p.options.find("Default");
-    return it != p.options.end() && it->second == "YES";
-  });
-  o << "\n# Partitions managed by corral\n"
-    << "PartitionName=all Nodes=ALL" << (userDefault ? "" : " Default=YES")
-    << " MaxTime=INFINITE State=UP\n";
-  for (const char* group : {kGpuGroup, kCpuGroup}) {
-    auto members = namesOf(r.nodes, group);
-    if (!members.empty())
-      o << "PartitionName=" << group << " Nodes=" << compressHostlist(members)
-        << " MaxTime=INFINITE State=UP\n";
+  // corral's own, from the one list of them (src/slurm/partitions.h): `all`
+  // is the default unless a user made one of theirs the default.
+  bool userDefault = std::any_of(r.spec.partitions.begin(), r.spec.partitions.end(),
+                                 [](const auto& p) { return isDefaultPartition(p); });
+  std::vector<std::string> names;
+  for (const auto& n : r.nodes) names.push_back(n.name);
+  o << "\n# Partitions managed by corral\n";
+  for (const auto& v : managedPartitions(names, r.platformPartitions, userDefault)) {
+    o << "PartitionName=" << v.name << " Nodes=" << v.nodes << (v.isDefault ? " Default=YES" : "");
+    for (const auto& [key, value] : v.options) o << " " << key << "=" << value;
+    o << " State=UP\n";
   }
-  for (const auto& name : r.platformPartitions)
-    o << "PartitionName=" << name << " Nodes=ALL MaxTime=INFINITE State=UP\n";
   if (!r.spec.partitions.empty()) o << "\n# Partitions of the cluster's users\n";
   for (const auto& p : r.spec.partitions) {
     std::map<std::string, std::string> options = p.options;

@@ -72,8 +72,7 @@ TEST(IsDefaultPartition, OnlyDefaultYes) {
   EXPECT_FALSE(isDefaultPartition({"p", "slinky-0", {}}));
 }
 
-// slurm.conf declares exactly corral's list (until the renderer takes it
-// from `managedPartitions`, this keeps the two from drifting apart).
+// slurm.conf declares exactly corral's list, in the same order.
 TEST(ManagedPartitions, AreTheOnesSlurmConfDeclares) {
   for (bool userDefault : {false, true}) {
     ClusterRecord r = plannedRecord(2, 1);
