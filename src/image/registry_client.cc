@@ -362,30 +362,10 @@ RegistryClient::RegistryClient(Reference ref, RegistryOptions options, std::stri
   }
 }
 
-RegistryClient::~RegistryClient() {
-  for (void* h : pool_) curl_easy_cleanup(static_cast<CURL*>(h));
-}
+RegistryClient::~RegistryClient() = default;
 
 std::string RegistryClient::url(const std::string& path) const {
   return scheme_ + "://" + ref_.registry + path;
-}
-
-void* RegistryClient::acquireHandle() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!pool_.empty()) {
-      void* h = pool_.back();
-      pool_.pop_back();
-      return h;
-    }
-  }
-  return curl_easy_init();
-}
-
-void RegistryClient::releaseHandle(void* handle) {
-  curl_easy_reset(static_cast<CURL*>(handle));  // Keeps live connections for reuse.
-  std::lock_guard<std::mutex> lock(mu_);
-  pool_.push_back(handle);
 }
 
 const Credential* RegistryClient::credentialsFor(const std::string& host) const {
@@ -407,7 +387,7 @@ const Credential* RegistryClient::credentialsFor(const std::string& host) const 
 
 StatusOr<HttpResponse> RegistryClient::perform(const HttpRequest& req,
                                                const std::string& authorization) {
-  CURL* curl = static_cast<CURL*>(acquireHandle());
+  CURL* curl = pool_.acquire();
   if (curl == nullptr) return internalError("cannot initialise libcurl");
   std::string url = req.url.starts_with("http://") || req.url.starts_with("https://")
                         ? req.url
@@ -428,7 +408,7 @@ StatusOr<HttpResponse> RegistryClient::perform(const HttpRequest& req,
   curl_easy_getinfo(curl, CURLINFO_EFFECTIVE_URL, &effective);
   std::string lastUrl = effective != nullptr ? effective : url;
   curl_slist_free_all(headers);
-  releaseHandle(curl);
+  pool_.release(curl);
 
   if (!ctx.sinkStatus.isOk()) return ctx.sinkStatus;
   if (ctx.tooLarge) {

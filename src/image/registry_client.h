@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/curl_pool.h"
 #include "corral/status.h"
 #include "image/image.h"
 
@@ -110,8 +111,6 @@ class RegistryClient {
   // Where credentials come from, for messages that ask for them.
   std::string credentialsHint() const;
   const Credential* credentialsFor(const std::string& host) const;
-  void* acquireHandle();
-  void releaseHandle(void* handle);
 
   Reference ref_;
   RegistryOptions options_;
@@ -122,7 +121,7 @@ class RegistryClient {
 
   std::mutex mu_;
   std::string authorization_;  // "Bearer …" / "Basic …"; guarded by mu_.
-  std::vector<void*> pool_;    // Idle CURL handles; guarded by mu_.
+  CurlHandlePool pool_;
 };
 
 }  // namespace corral::image

@@ -175,27 +175,7 @@ KubeClient::KubeClient(KubeConfig config, KubeClientOptions options)
   globalInit();
 }
 
-KubeClient::~KubeClient() {
-  for (void* h : pool_) curl_easy_cleanup(static_cast<CURL*>(h));
-}
-
-void* KubeClient::acquireHandle() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!pool_.empty()) {
-      void* h = pool_.back();
-      pool_.pop_back();
-      return h;
-    }
-  }
-  return curl_easy_init();
-}
-
-void KubeClient::releaseHandle(void* handle) {
-  curl_easy_reset(static_cast<CURL*>(handle));  // Keeps live connections for reuse.
-  std::lock_guard<std::mutex> lock(mu_);
-  pool_.push_back(handle);
-}
+KubeClient::~KubeClient() = default;
 
 std::string KubeClient::bearerToken() {
   std::optional<std::string> fresh;
@@ -209,7 +189,7 @@ std::string KubeClient::bearerToken() {
 }
 
 Status KubeClient::perform(internal::Exchange& ex) {
-  CURL* curl = static_cast<CURL*>(acquireHandle());
+  CURL* curl = pool_.acquire();
   if (curl == nullptr) return internalError("cannot initialise libcurl");
   ex.curl = curl;
   ex.maxBody = options_.maxBody;
@@ -228,7 +208,7 @@ Status KubeClient::perform(internal::Exchange& ex) {
   ex.rc = curl_easy_perform(curl);
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &ex.response.status);
   curl_slist_free_all(headers);
-  releaseHandle(curl);
+  pool_.release(curl);
   ex.curl = nullptr;
   if (ex.tooLarge) {
     return internalError("Kubernetes API: " + req.method + " " + req.target +

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/curl_pool.h"
 #include "kube/api.h"
 #include "kube/config.h"
 
@@ -74,15 +75,13 @@ class KubeClient : public KubeApi {
   // The token to send: the token file's content as last read (a rotated
   // token is picked up on the next request), else the config's.
   std::string bearerToken();
-  void* acquireHandle();
-  void releaseHandle(void* handle);
 
   const KubeConfig config_;
   const KubeClientOptions options_;
   std::atomic<uint64_t> requests_{0};
   std::mutex mu_;
   std::string lastToken_;     // Guarded by mu_.
-  std::vector<void*> pool_;  // Idle CURL handles; guarded by mu_.
+  CurlHandlePool pool_;
 };
 
 }  // namespace corral::kube

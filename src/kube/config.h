@@ -63,8 +63,5 @@ std::optional<std::string> processEnv(const std::string& name);
 StatusOr<KubeConfig> inClusterConfig(const std::string& root = kServiceAccountDir,
                                      const EnvLookup& env = processEnv);
 
-// Decodes standard base64 (RFC 4648, with padding; whitespace is ignored).
-// InvalidArgument for any other character, bad padding or a bad length.
-StatusOr<std::string> decodeBase64(const std::string& text);
 
 }  // namespace corral::kube

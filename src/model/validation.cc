@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/base64.h"
 #include "common/text.h"
 
 namespace corral {
@@ -67,39 +68,6 @@ const KeyType* findKeyType(std::string_view name) {
     if (t.name == name) return &t;
   }
   return nullptr;
-}
-
-int base64Value(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
-
-// Decodes standard, padded base64 (RFC 4648 section 4), as ssh-keygen writes
-// it; nullopt on anything else.
-std::optional<std::string> decodeBase64(std::string_view in) {
-  if (in.empty() || in.size() % 4 != 0) return std::nullopt;
-  size_t padding = 0;
-  if (in.back() == '=') ++padding;
-  if (in.size() >= 2 && in[in.size() - 2] == '=') ++padding;
-  std::string out;
-  out.reserve(in.size() / 4 * 3);
-  uint32_t acc = 0;
-  int bits = 0;
-  for (size_t i = 0; i < in.size() - padding; ++i) {
-    int v = base64Value(in[i]);
-    if (v < 0) return std::nullopt;
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((acc >> bits) & 0xff);
-    }
-  }
-  return out;
 }
 
 // Reads the length-prefixed fields of an SSH wire-format blob (RFC 4251
@@ -256,8 +224,8 @@ Status validateSshPublicKey(const std::string& key) {
   }
   // Anything after the data is a free-form comment, as in OpenSSH.
 
-  std::optional<std::string> blob = decodeBase64(data);
-  if (!blob) return corrupt(*type, "is not valid base64");
+  StatusOr<std::string> blob = decodeBase64(data);
+  if (!blob.isOk()) return corrupt(*type, "is not valid base64");
   std::optional<std::vector<std::string_view>> fields = splitFields(*blob);
   if (!fields || fields->empty()) return corrupt(*type, "is truncated or corrupt");
   if ((*fields)[0] != type->name) {
