@@ -26,6 +26,7 @@ inline const ResourceType kServices{"", "v1", "services"};
 inline const ResourceType kPods{"", "v1", "pods"};
 inline const ResourceType kEvents{"", "v1", "events"};
 inline const ResourceType kPersistentVolumeClaims{"", "v1", "persistentvolumeclaims"};
+inline const ResourceType kServiceAccounts{"", "v1", "serviceaccounts"};
 inline const ResourceType kNamespaces{"", "v1", "namespaces", false};
 inline const ResourceType kStatefulSets{"apps", "v1", "statefulsets"};
 inline const ResourceType kControllers{"slinky.slurm.net", "v1beta1", "controllers"};
