@@ -113,6 +113,7 @@ StatusOr<bool> matchesLabelSelector(const nlohmann::json& labels, const std::str
 Status FakeKubeApi::begin(const std::string& call) {
   requests_++;
   calls_.push_back(call);
+  changed_.notify_all();
   if (fault_) {
     Status st = *fault_;
     fault_.reset();
@@ -127,6 +128,7 @@ nlohmann::json FakeKubeApi::write(const std::string& path, nlohmann::json object
   objects_[path] = object;
   log_.push_back({version_, path, existed ? WatchEventType::kModified : WatchEventType::kAdded,
                   object});
+  changed_.notify_all();
   return object;
 }
 
@@ -154,14 +156,18 @@ StatusOr<ObjectList> FakeKubeApi::list(const std::string& path, const std::strin
 StatusOr<WatchEnd> FakeKubeApi::watch(const std::string& path, const WatchOptions& options,
                                       const WatchHandler& onEvent, const std::atomic<bool>& stop) {
   std::vector<WatchEvent> events;
+  std::optional<int64_t> blockFrom;  // Set when the watch is to block.
   {
     std::lock_guard<std::mutex> lock(mu_);
     RETURN_IF_ERROR(begin("WATCH " + path));
     const std::string& rv = options.resourceVersion;
+    if (blocking_ && (rv.empty() || rv == "0")) blockFrom = -1;
     auto selected = [&](const nlohmann::json& object) -> StatusOr<bool> {
       return matchesLabelSelector(labelsOf(object), options.labelSelector);
     };
-    if (rv.empty() || rv == "0") {
+    if (blockFrom) {
+      // Checked and collected by watchBlocking.
+    } else if (rv.empty() || rv == "0") {
       // As the server does: the current objects as ADDED, then the changes.
       for (const auto& [p, object] : objects_) {
         if (!inCollection(p, path)) continue;
@@ -175,20 +181,70 @@ StatusOr<WatchEnd> FakeKubeApi::watch(const std::string& path, const WatchOption
         return serverError("GET", path, 400, "BadRequest",
                            "invalid resource version \"" + rv + "\"");
       if (since < expiredBefore_) return WatchEnd::kExpired;
-      for (const Change& c : log_) {
-        if (c.version <= since || !inCollection(c.path, path)) continue;
-        ASSIGN_OR_RETURN(bool match, selected(c.object));
-        if (match) events.push_back({c.type, c.object});
+      if (blocking_) {
+        blockFrom = since;
+      } else {
+        ASSIGN_OR_RETURN(events, changesSince(path, options.labelSelector, since));
       }
     }
     nlohmann::json bookmark = {{"metadata", {{"resourceVersion", std::to_string(version_)}}}};
     events.push_back({WatchEventType::kBookmark, bookmark});
   }
+  if (blockFrom) return watchBlocking(path, options, *blockFrom, onEvent, stop);
   for (const WatchEvent& e : events) {
     if (stop.load()) return WatchEnd::kStopped;
     RETURN_IF_ERROR(onEvent(e));
   }
   return stop.load() ? WatchEnd::kStopped : WatchEnd::kClosed;
+}
+
+StatusOr<std::vector<WatchEvent>> FakeKubeApi::changesSince(const std::string& path,
+                                                            const std::string& selector,
+                                                            int64_t since) {
+  std::vector<WatchEvent> events;
+  for (const Change& c : log_) {
+    if (c.version <= since || !inCollection(c.path, path)) continue;
+    ASSIGN_OR_RETURN(bool match, matchesLabelSelector(labelsOf(c.object), selector));
+    if (match) events.push_back({c.type, c.object});
+  }
+  return events;
+}
+
+StatusOr<WatchEnd> FakeKubeApi::watchBlocking(const std::string& path, const WatchOptions& options,
+                                              int64_t since, const WatchHandler& onEvent,
+                                              const std::atomic<bool>& stop) {
+  std::unique_lock<std::mutex> lock(mu_);
+  const uint64_t closeEpoch = closeEpoch_, expireEpoch = expireEpoch_;
+  std::vector<WatchEvent> events;
+  if (since < 0) {  // From now: the current objects as ADDED, as the server does.
+    for (const auto& [p, object] : objects_) {
+      if (!inCollection(p, path)) continue;
+      ASSIGN_OR_RETURN(bool match, matchesLabelSelector(labelsOf(object), options.labelSelector));
+      if (match) events.push_back({WatchEventType::kAdded, object});
+    }
+    since = version_;
+  }
+  for (;;) {
+    lock.unlock();
+    for (const WatchEvent& e : events) {
+      if (stop.load()) return WatchEnd::kStopped;
+      RETURN_IF_ERROR(onEvent(e));
+    }
+    lock.lock();
+    ++open_;
+    changed_.notify_all();
+    // Stop is an atomic the fake cannot be woken by: looked at every 20 ms.
+    while (!stop.load() && closeEpoch_ == closeEpoch && expireEpoch_ == expireEpoch &&
+           version_ == since)
+      changed_.wait_for(lock, std::chrono::milliseconds(20));
+    --open_;
+    changed_.notify_all();
+    if (stop.load()) return WatchEnd::kStopped;
+    if (expireEpoch_ != expireEpoch) return WatchEnd::kExpired;
+    if (closeEpoch_ != closeEpoch) return WatchEnd::kClosed;
+    ASSIGN_OR_RETURN(events, changesSince(path, options.labelSelector, since));
+    since = version_;
+  }
 }
 
 StatusOr<nlohmann::json> FakeKubeApi::apply(const std::string& path, const nlohmann::json& object) {
@@ -241,6 +297,7 @@ Status FakeKubeApi::remove(const std::string& path) {
   objects_.erase(it);
   gone["metadata"]["resourceVersion"] = std::to_string(++version_);
   log_.push_back({version_, path, WatchEventType::kDeleted, gone});
+  changed_.notify_all();
   return Status::ok();
 }
 
@@ -283,6 +340,36 @@ std::vector<std::string> FakeKubeApi::calls() const {
 int64_t FakeKubeApi::resourceVersion() const {
   std::lock_guard<std::mutex> lock(mu_);
   return version_;
+}
+
+void FakeKubeApi::setBlockingWatches(bool blocking) {
+  std::lock_guard<std::mutex> lock(mu_);
+  blocking_ = blocking;
+}
+
+void FakeKubeApi::closeWatches() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++closeEpoch_;
+  changed_.notify_all();
+}
+
+void FakeKubeApi::expireWatches() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++expireEpoch_;
+  expiredBefore_ = version_;
+  changed_.notify_all();
+}
+
+size_t FakeKubeApi::openWatches() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return open_;
+}
+
+bool FakeKubeApi::awaitOpenWatches(size_t count, std::chrono::milliseconds timeout,
+                                   uint64_t minRequests) const {
+  std::unique_lock<std::mutex> lock(mu_);
+  return changed_.wait_for(lock, timeout,
+                           [&] { return open_ >= count && requests_ >= minRequests; });
 }
 
 }  // namespace corral::kube

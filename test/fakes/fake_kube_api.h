@@ -17,9 +17,15 @@
 // Fault injection: `failNext` makes the next call fail without touching the
 // objects; `expireBefore` makes a watch from an older version answer
 // kExpired, as a compacted etcd does. A watch delivers what is logged after
-// its version, then ends with kClosed (it never blocks). Thread-safe;
-// `onEvent` is called without the lock held.
+// its version, then ends with kClosed (it never blocks) — unless
+// `setBlockingWatches(true)`: then it stays open as a server's does,
+// delivering each later change as it is written, until `stop` (seen within
+// about 20 ms), `closeWatches` (the server's timeout: kClosed) or
+// `expireWatches` (410: kExpired). Thread-safe; `onEvent` is called without
+// the lock held.
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -60,6 +66,23 @@ class FakeKubeApi : public KubeApi {
   std::vector<std::string> calls() const;
   int64_t resourceVersion() const;
 
+  // Watches stay open and stream later changes (see above); false, the
+  // default, restores the watch that ends once it has delivered the log.
+  void setBlockingWatches(bool blocking);
+  // Every open (blocking) watch ends with kClosed, as at the server's timeout.
+  void closeWatches();
+  // Every open watch ends with kExpired, and a watch from a version below
+  // the current one answers kExpired (etcd compacted up to now): a client
+  // must list again.
+  void expireWatches();
+  // How many blocking watches are open and waiting for changes. `await…`
+  // waits up to `timeout` until at least `count` are and at least
+  // `minRequests` requests have been made (so that a test knows the watches
+  // it waits for are new ones), without sleeping; false on timeout.
+  size_t openWatches() const;
+  bool awaitOpenWatches(size_t count, std::chrono::milliseconds timeout,
+                        uint64_t minRequests = 0) const;
+
  private:
   struct Change {
     int64_t version;
@@ -71,6 +94,15 @@ class FakeKubeApi : public KubeApi {
   Status begin(const std::string& call);
   // Stores `object` at `path` with the next version and logs it. Holds mu_.
   nlohmann::json write(const std::string& path, nlohmann::json object);
+  // The blocking watch, from a checked version `since` (-1: from now, the
+  // current objects as ADDED first).
+  StatusOr<WatchEnd> watchBlocking(const std::string& path, const WatchOptions& options,
+                                   int64_t since, const WatchHandler& onEvent,
+                                   const std::atomic<bool>& stop);
+  // The logged changes to `path` after `since` that `selector` selects.
+  // Holds mu_.
+  StatusOr<std::vector<WatchEvent>> changesSince(const std::string& path,
+                                                 const std::string& selector, int64_t since);
 
   mutable std::mutex mu_;
   std::map<std::string, nlohmann::json> objects_;
@@ -80,6 +112,11 @@ class FakeKubeApi : public KubeApi {
   int64_t version_ = 0;
   int64_t expiredBefore_ = 0;
   uint64_t requests_ = 0;
+  mutable std::condition_variable changed_;  // A write, a close or an expiry; open_ moved.
+  bool blocking_ = false;
+  uint64_t closeEpoch_ = 0;   // Raised by closeWatches.
+  uint64_t expireEpoch_ = 0;  // Raised by expireWatches.
+  size_t open_ = 0;           // Blocking watches waiting for changes.
 };
 
 // Whether `labels` (an object's metadata.labels) satisfy `selector`:
