@@ -20,4 +20,16 @@ done
 # Slurm 22.05 (the console's test and the Pyxis-behaviour suite, test/pyxis,
 # run once, on the default).
 ctest --output-on-failure -L e2e --timeout 1500
+# The Kubernetes side (issue 15, in progress): a real etcd, kube-apiserver and
+# Slinky operator built from their Go modules (test/k8s; about 4 minutes on 2
+# cores the first time, cached in /var/cache/corral afterwards), and the check
+# that the API server accepts every object corral renders for a cluster and
+# what the real operator makes of them. It needs Go (1.26) and the Go module
+# proxy; without Go it says so and is skipped.
+if command -v go >/dev/null || [[ -x /usr/local/go/bin/go ]]; then
+  ../test/k8s/env.sh build
+  ctest --output-on-failure -L kube
+else
+  echo "test.sh: SKIPPED the Kubernetes checks: no Go toolchain (install Go 1.26)" >&2
+fi
 CORRAL_E2E_IMAGE=debian12-slurm22.05 ctest --output-on-failure -R '^e2e$' --timeout 1500

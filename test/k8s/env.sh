@@ -16,6 +16,8 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# Go's own install (go.dev's tarball) is often not on a root shell's PATH.
+command -v go >/dev/null || export PATH=$PATH:/usr/local/go/bin
 MODDIR=$HERE/go
 
 export GOPATH=${GOPATH_CORRAL:-/var/cache/corral/go}
