@@ -80,7 +80,8 @@ SlinkyOptions benchOptions(const std::string& ns) {
   o.ns = ns;
   const std::string img = "registry.corral.test/corral";
   o.images = {img + "/slurmctld:26.05", img + "/slurmd:26.05", img + "/login:26.05",
-              img + "/slurmdbd:26.05", img + "/mariadb:11", img + "/logfile:1"};
+              img + "/slurmdbd:26.05", img + "/mariadb:11", img + "/logfile:1",
+              img + "/initconf:1"};
   o.slurmKey = std::string(1024, '\x5a');
   o.jwtKey = std::string(32, '\x17');
   o.sshHostKeys = {"ed25519-private", "ssh-ed25519 AAAA host", "rsa-private",

@@ -126,6 +126,10 @@ struct SlinkyImages {
   std::string slurmdbd;
   std::string mariadb;
   std::string logfile;
+  // The login pod's init container, which writes its sshd and sssd files
+  // (LoginSet.spec.initconf; without it the operator cannot make the
+  // login Deployment).
+  std::string initconf;
 };
 
 // The login node's SSH host keys (OpenSSH's file formats), the six files

@@ -73,7 +73,8 @@ SlinkyOptions options() {
   o.ns = kNs;
   const std::string img = "registry.corral.test/corral";
   o.images = {img + "/slurmctld:26.05", img + "/slurmd:26.05", img + "/login:26.05",
-              img + "/slurmdbd:26.05", img + "/mariadb:11", img + "/logfile:1"};
+              img + "/slurmdbd:26.05", img + "/mariadb:11", img + "/logfile:1",
+              img + "/initconf:1"};
   o.slurmKey = std::string(1024, '\x5a');
   o.jwtKey = std::string(32, '\x17');
   o.sshHostKeys = {"ed25519-private", "ssh-ed25519 AAAA host", "rsa-private",
@@ -201,6 +202,7 @@ TEST_F(SlinkyApplyCheck, ApiServerAcceptsEveryObjectAndOperatorBuildsTheCluster)
     if (!client_->get(apps + "/statefulsets/demo-controller").isOk()) return false;
     if (!client_->get(apps + "/statefulsets/demo-accounting").isOk()) return false;
     if (!client_->get(base + "/services/demo-login").isOk()) return false;
+    if (!client_->get(apps + "/deployments/demo-login").isOk()) return false;
     for (const auto& pod : pods) {
       auto p = client_->get(base + "/pods/" + pod);
       if (!p.isOk() || (*p)["spec"].value("hostname", "") != pod) return false;
@@ -215,7 +217,8 @@ TEST_F(SlinkyApplyCheck, ApiServerAcceptsEveryObjectAndOperatorBuildsTheCluster)
     (void)std::system(tail.c_str());
   }
   ASSERT_TRUE(produced) << "the operator did not produce its objects within 120 s";
-  std::cout << "operator made StatefulSets demo-controller, demo-accounting; Service demo-login; pods";
+  std::cout << "operator made StatefulSets demo-controller, demo-accounting; Deployment and "
+               "Service demo-login; pods";
   for (const auto& pod : pods) std::cout << " " << pod;
   std::cout << "\n";
 

@@ -32,7 +32,8 @@ ClusterRecord demo(int gpuNodes = 4, int cpuNodes = 2) {
 SlinkyOptions options() {
   SlinkyOptions o;
   o.ns = "corral-demo";
-  o.images = {"reg/ctl:1", "reg/slurmd:1", "reg/login:1", "reg/dbd:1", "reg/mariadb:1", "reg/log:1"};
+  o.images = {"reg/ctl:1", "reg/slurmd:1", "reg/login:1", "reg/dbd:1", "reg/mariadb:1", "reg/log:1",
+              "reg/initconf:1"};
   o.slurmKey = std::string("\x00\x01\xff key", 7);
   o.jwtKey = "jwt";
   o.sshHostKeys = {"ed", "ed.pub", "rsa", "rsa.pub", "ec", "ec.pub"};
@@ -198,6 +199,7 @@ TEST(SlinkyTest, LoginSetHasAuthorizedKeysAndSshService) {
   EXPECT_EQ(spec["service"]["spec"]["type"], "ClusterIP");
   EXPECT_EQ(spec["sssdConfRef"], (Json{{"name", "demo-sssd-conf"}, {"key", "sssd.conf"}}));
   EXPECT_EQ(spec["login"]["image"], "reg/login:1");
+  EXPECT_EQ(spec["initconf"]["image"], "reg/initconf:1") << "without it the operator makes no login Deployment";
 }
 
 TEST(SlinkyTest, ClaimsPerVolumeMountedOnLoginAndWorkers) {
