@@ -27,8 +27,9 @@ PACKAGES=(
   squashfs-tools docker-registry busybox-static
   # Used by tests and benchmarks
   curl jq bc
-  # scripts/long-functions.py, a unit test of the house rules
-  python3
+  # scripts/long-functions.py (a unit test of the house rules) and the
+  # Kubernetes test environment (test/k8s: its certificates, its API calls)
+  python3 openssl
   # The Pyxis-behaviour suite (test/pyxis): bats, which it copies into a
   # cluster's /shared, and what its fixture images are built with: a flat apt
   # repository (dpkg-dev), an rpm one (rpm, createrepo-c) for dnf (Debian's)
