@@ -45,6 +45,7 @@
 #include "kube/config.h"
 #include "kube/paths.h"
 #include "kube/slinky.h"
+#include "support/slinky_options.h"
 #include "kube/watcher.h"
 
 namespace corral::kube {
@@ -76,18 +77,7 @@ ClusterRecord benchRecord(const std::string& name) {
 }
 
 SlinkyOptions benchOptions(const std::string& ns) {
-  SlinkyOptions o;
-  o.ns = ns;
-  const std::string img = "registry.corral.test/corral";
-  o.images = {img + "/slurmctld:26.05", img + "/slurmd:26.05", img + "/login:26.05",
-              img + "/slurmdbd:26.05", img + "/mariadb:11", img + "/logfile:1",
-              img + "/initconf:1"};
-  o.slurmKey = std::string(1024, '\x5a');
-  o.jwtKey = std::string(32, '\x17');
-  o.sshHostKeys = {"ed25519-private", "ssh-ed25519 AAAA host", "rsa-private",
-                   "ssh-rsa AAAA host",  "ecdsa-private",       "ecdsa-sha2-nistp256 AAAA host"};
-  o.mariadbPassword = "secret";
-  return o;
+  return standInSlinkyOptions(ns);
 }
 
 // ------------------------------------------------------------ the watches ---

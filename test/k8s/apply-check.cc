@@ -26,6 +26,7 @@
 #include "kube/config.h"
 #include "kube/paths.h"
 #include "kube/slinky.h"
+#include "support/slinky_options.h"
 
 namespace corral::kube {
 namespace {
@@ -69,18 +70,7 @@ ClusterRecord demo() {
 }
 
 SlinkyOptions options() {
-  SlinkyOptions o;
-  o.ns = kNs;
-  const std::string img = "registry.corral.test/corral";
-  o.images = {img + "/slurmctld:26.05", img + "/slurmd:26.05", img + "/login:26.05",
-              img + "/slurmdbd:26.05", img + "/mariadb:11", img + "/logfile:1",
-              img + "/initconf:1"};
-  o.slurmKey = std::string(1024, '\x5a');
-  o.jwtKey = std::string(32, '\x17');
-  o.sshHostKeys = {"ed25519-private", "ssh-ed25519 AAAA host", "rsa-private",
-                   "ssh-rsa AAAA host",  "ecdsa-private",       "ecdsa-sha2-nistp256 AAAA host"};
-  o.mariadbPassword = "secret";
-  return o;
+  return standInSlinkyOptions(kNs);
 }
 
 class SlinkyApplyCheck : public ::testing::Test {
