@@ -6,6 +6,7 @@
 #include <archive_entry.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <locale.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -159,10 +160,35 @@ Status writeEntries(archive* tar, const std::string& dir, Pipeline& pipe) {
   return Status::ok();
 }
 
+// This thread's character set is UTF-8 while it lives. libarchive converts
+// names from the locale's character set into a pax header's UTF-8, and in
+// the "C" locale (a program that never calls setlocale) it cannot convert a
+// non-ASCII name at all: every Debian root filesystem has some
+// (ca-certificates' links). Names on disk are UTF-8, so with UTF-8 as the
+// locale they go in as they are; ASCII names make the same tar as before.
+class Utf8Names {
+ public:
+  Utf8Names() : utf8_(newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(0))) {
+    if (utf8_ != static_cast<locale_t>(0)) previous_ = uselocale(utf8_);
+  }
+  ~Utf8Names() {
+    if (utf8_ == static_cast<locale_t>(0)) return;
+    uselocale(previous_);
+    freelocale(utf8_);
+  }
+  Utf8Names(const Utf8Names&) = delete;
+  Utf8Names& operator=(const Utf8Names&) = delete;
+
+ private:
+  locale_t utf8_;
+  locale_t previous_ = static_cast<locale_t>(0);
+};
+
 // Packs `dir` into a gzip (or zstd) tar at `path`.
 StatusOr<BuiltLayer> buildLayer(const std::string& dir, const std::string& path,
                                 PushOptions::Compression compression) {
   if (!isDirectory(dir)) return invalidArgument("layer directory " + dir + " does not exist");
+  Utf8Names utf8;
   UniqueFd fd(open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
   if (fd.get() < 0) return fileError("creating " + path, errno);
   Pipeline pipe;

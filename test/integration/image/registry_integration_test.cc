@@ -158,6 +158,26 @@ TEST_F(DockerRegistryTest, PushThenPullTwoLayersWithWhiteout) {
                 "/test/nothing:v1 (the registry has no such repository or tag)");
 }
 
+// Every Debian root has non-ASCII names (ca-certificates' links); in the "C"
+// locale these tests run in, libarchive could not write them before push
+// made its thread's names UTF-8.
+TEST_F(DockerRegistryTest, PushesAndPullsNonAsciiNames) {
+  std::string dir = tmp_ / "root";
+  const std::string name = "NetLock_Arany_=Class_Gold=_F\xc5\x91tan\xc3\xbas\xc3\xadtv\xc3\xa1ny.pem";
+  writeText(dir + "/usr/share/ca-certificates/" + name, "cert");
+  std::filesystem::create_directories(dir + "/etc/ssl/certs");
+  symlink(("/usr/share/ca-certificates/" + name).c_str(), (dir + "/etc/ssl/certs/988a38cb.0").c_str());
+  auto ref = parseReference(host() + "/test/names:v1");
+  ASSERT_TRUE(ref.isOk());
+  Status pushed = push(*ref, {dir}, ImageConfig{}, options());
+  ASSERT_TRUE(pushed.isOk()) << pushed.message();
+  auto pulled = pull(*ref, tmp_ / "cache", options());
+  ASSERT_TRUE(pulled.isOk()) << pulled.status().message();
+  EXPECT_EQ(readText(pulled->rootfs + "/usr/share/ca-certificates/" + name), "cert");
+  EXPECT_EQ(std::filesystem::read_symlink(pulled->rootfs + "/etc/ssl/certs/988a38cb.0"),
+            "/usr/share/ca-certificates/" + name);
+}
+
 TEST_F(DockerRegistryTest, PushZstdLayersAsOciAndPullThem) {
   std::string lower = tmp_ / "zlower", upper = tmp_ / "zupper";
   writeText(lower + "/etc/os-release", "NAME=zstd\n");
