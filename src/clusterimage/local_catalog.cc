@@ -284,6 +284,36 @@ Status LocalImageCatalog::ensureBuilt(const ImageRef& ref, const BuildProgress& 
   return build(r, id, progress);
 }
 
+namespace {
+
+// mmdebstrap's command line for recipe `r`, building into `staging`/rootfs
+// with `staging`/setup.sh as its setup steps.
+std::vector<std::string> mmdebstrapArgv(const Recipe& r, const std::string& staging,
+                                        const std::string& mirror) {
+  std::string include;
+  for (const auto& p : r.packages) include += (include.empty() ? "" : ",") + p;
+  // In PID and mount namespaces of its own, and killed with its builder: a
+  // build is never left running after the corrald that started it, and the
+  // /proc, /sys and /dev mmdebstrap mounts in the image vanish with it.
+  // Debian's development suites (unstable) sign a Release that expires
+  // within a week, and a mirror or snapshot a little behind would refuse to
+  // build; the signature is still checked. Stable suites' Release files
+  // carry no expiry, so their builds are what they were.
+  std::vector<std::string> argv = {"setpriv", "--pdeathsig", "KILL", "--", "unshare", "--mount",
+                                   "--propagation", "private", "--pid", "--fork", "--kill-child",
+                                   "--mount-proc", "--", "mmdebstrap", "--mode=root", "--variant=apt",
+                                   "--aptopt=Acquire::Retries \"3\"",
+                                   "--aptopt=Acquire::Check-Valid-Until \"false\"",
+                                   "--customize-hook=copy-in " + staging + "/setup.sh /",
+                                   "--customize-hook=chroot \"$1\" /bin/sh -e /setup.sh",
+                                   "--customize-hook=rm -f \"$1/setup.sh\""};
+  if (!include.empty()) argv.push_back("--include=" + include);
+  argv.insert(argv.end(), {r.suite, staging + "/rootfs", mirror});
+  return argv;
+}
+
+}  // namespace
+
 Status LocalImageCatalog::build(const Recipe& r, const std::string& id, const BuildProgress& progress) {
   std::error_code ec;
   fs::create_directories(options_.cacheDir, ec);
@@ -303,20 +333,7 @@ Status LocalImageCatalog::build(const Recipe& r, const std::string& id, const Bu
   };
   RETURN_IF_ERROR(writeText(staging + "/setup.sh", setupScript(r)));
   RETURN_IF_ERROR(writeText(staging + "/recipe.yaml", recipeToYaml(r)));
-  std::string include;
-  for (const auto& p : r.packages) include += (include.empty() ? "" : ",") + p;
-  // In PID and mount namespaces of its own, and killed with its builder: a
-  // build is never left running after the corrald that started it, and the
-  // /proc, /sys and /dev mmdebstrap mounts in the image vanish with it.
-  std::vector<std::string> argv = {"setpriv", "--pdeathsig", "KILL", "--", "unshare", "--mount",
-                                   "--propagation", "private", "--pid", "--fork", "--kill-child",
-                                   "--mount-proc", "--", "mmdebstrap", "--mode=root", "--variant=apt",
-                                   "--aptopt=Acquire::Retries \"3\"",
-                                   "--customize-hook=copy-in " + staging + "/setup.sh /",
-                                   "--customize-hook=chroot \"$1\" /bin/sh -e /setup.sh",
-                                   "--customize-hook=rm -f \"$1/setup.sh\""};
-  if (!include.empty()) argv.push_back("--include=" + include);
-  argv.insert(argv.end(), {r.suite, staging + "/rootfs", options_.mirror});
+  std::vector<std::string> argv = mmdebstrapArgv(r, staging, options_.mirror);
   LOG_INFO("building cluster image " << r.name << " (" << id.substr(0, 12) << ") from " << r.suite);
   if (progress) progress("building image " + r.name + " from Debian " + r.suite + " (" +
                          std::to_string(r.packages.size()) + " packages, " +

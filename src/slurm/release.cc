@@ -5,7 +5,9 @@
 namespace corral {
 
 const std::vector<std::string>& supportedSlurmReleases() {
-  static const std::vector<std::string> releases = {"22.05", "24.11"};
+  // 26.05: Debian unstable's, for Kubernetes (Slinky's operator speaks
+  // slurmrestd v0.0.44 and probes slurmctld's /livez and /readyz).
+  static const std::vector<std::string> releases = {"22.05", "24.11", "26.05"};
   return releases;
 }
 

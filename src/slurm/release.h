@@ -1,6 +1,6 @@
 #pragma once
 
-// Slurm's major releases ("22.05", "24.11"): which ones corral renders for,
+// Slurm's major releases ("22.05", "24.11", "26.05"): which ones corral renders for,
 // and Slurm's rules for moving a cluster from one to another in place.
 
 #include <string>

@@ -105,6 +105,32 @@ TEST_F(LocalCatalogTest, BuildsOnceWithMmdebstrapAndRecordsWhatItBuilt) {
   EXPECT_EQ(runner_.linesOf("setpriv").size(), 1u);
 }
 
+// Debian unstable's Release expires within a week; the build must not
+// refuse a mirror a little behind (the signature is still checked).
+TEST_F(LocalCatalogTest, BuildsAnUnstableSuiteWhoseReleaseHasExpired) {
+  slurm_ = "26.05.5-1";
+  LocalImageCatalogOptions o;
+  o.cacheDir = dir_.string();
+  o.mirror = "http://mirror.example/debian";
+  o.builtInRecipes = {{"sid-img", R"(name: sid-img
+suite: unstable
+slurm: "26.05"
+packages: [slurm-wlm, sackd]
+)"}};
+  o.runner = &runner_;
+  o.clock = &clock_;
+  LocalImageCatalog c(o);
+  auto info = c.find("sid-img");
+  ASSERT_TRUE(info.isOk()) << info.status().toString();
+  EXPECT_EQ(info->ref.slurmVersion, "26.05");
+  ASSERT_TRUE(c.ensureBuilt(info->ref, nullptr).isOk());
+  auto lines = runner_.linesOf("setpriv");
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_THAT(lines[0], HasSubstr("--aptopt=Acquire::Check-Valid-Until \"false\""));
+  EXPECT_THAT(lines[0], HasSubstr(" unstable " + dir_.string() + "/.build-"));
+  EXPECT_EQ(c.find("sid-img")->slurmPackage, "26.05.5-1");
+}
+
 TEST_F(LocalCatalogTest, ABrokenBuildSaysWhyAndLeavesNothing) {
   auto c = catalog();
   auto info = c.find("base-img");

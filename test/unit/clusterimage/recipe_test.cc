@@ -8,6 +8,7 @@
 namespace corral {
 namespace {
 
+using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -126,6 +127,34 @@ TEST(RecipeTest, CorralsOwnRecipesParseAndHoldASupportedSlurm) {
   }
   EXPECT_EQ(parseRecipe(all["debian13-slurm24.11"])->slurm, "24.11");
   EXPECT_EQ(parseRecipe(all["debian12-slurm22.05"])->slurm, "22.05");
+}
+
+// The image for Kubernetes: Debian unstable's Slurm 26.05 (Slinky's operator
+// speaks slurmrestd v0.0.44), with what Slinky's pods run besides Slurm's
+// daemons, and the slurm user at the uid Slinky's pods run it as.
+TEST(RecipeTest, TheUnstableImageHoldsWhatSlinkysPodsRun) {
+  auto all = builtInRecipes();
+  ASSERT_TRUE(all.count("debian-unstable-slurm26.05"));
+  auto r = parseRecipe(all["debian-unstable-slurm26.05"]);
+  ASSERT_TRUE(r.isOk()) << r.status().toString();
+  EXPECT_EQ(r->suite, "unstable");
+  EXPECT_EQ(r->slurm, "26.05");
+  for (const char* p : {"slurm-wlm", "slurmdbd", "slurmrestd", "sackd", "tini", "openssh-server",
+                        "mariadb-server", "passwd"})
+    EXPECT_THAT(r->packages, Contains(p));
+  bool uid401 = false;
+  for (const auto& step : r->setup)
+    uid401 = uid401 || (step.find("usermod -u 401 -g 401 slurm") != std::string::npos &&
+                        step.find("groupmod -g 401 slurm") != std::string::npos);
+  EXPECT_TRUE(uid401) << "no setup step makes slurm uid and gid 401";
+}
+
+TEST(RecipeTest, Slurm2605IsSupportedAndUnsupportedReleasesAreNot) {
+  std::string yaml = "name: x\nsuite: unstable\nslurm: \"26.05\"\npackages: [slurm-wlm]\n";
+  EXPECT_TRUE(parseRecipe(yaml).isOk());
+  auto refused = parseRecipe("name: x\nsuite: unstable\nslurm: \"25.05\"\npackages: [slurm-wlm]\n");
+  ASSERT_FALSE(refused.isOk());
+  EXPECT_THAT(refused.status().message(), HasSubstr("supports 22.05, 24.11, 26.05"));
 }
 
 }  // namespace

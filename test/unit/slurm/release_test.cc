@@ -43,5 +43,22 @@ TEST(SlurmReleaseTest, SupportedReleases) {
   EXPECT_THAT(s.message(), HasSubstr("supports 22.05, 24.11"));
 }
 
+TEST(SlurmReleaseTest, Supports2605ForKubernetes) {
+  EXPECT_TRUE(checkSupportedSlurmRelease("26.05").isOk());
+  EXPECT_EQ(supportedSlurmReleases().back(), "26.05");
+  Status s = checkSupportedSlurmRelease("25.11");
+  ASSERT_FALSE(s.isOk());
+  EXPECT_THAT(s.message(), HasSubstr("supports 22.05, 24.11, 26.05"));
+}
+
+TEST(SlurmReleaseTest, From2411To2605InPlaceButNotFrom2205) {
+  // 25.05, 25.11, 26.05: three releases, which 26.05 accepts.
+  EXPECT_TRUE(checkSlurmUpgrade("24.11", "26.05").isOk());
+  Status s = checkSlurmUpgrade("22.05", "26.05");
+  ASSERT_FALSE(s.isOk());
+  EXPECT_THAT(s.message(), HasSubstr("only from the 3 releases before it (24.11 or later)"));
+  EXPECT_FALSE(checkSlurmUpgrade("26.05", "24.11").isOk());
+}
+
 }  // namespace
 }  // namespace corral
