@@ -20,14 +20,16 @@ done
 # Slurm 22.05 (the console's test and the Pyxis-behaviour suite, test/pyxis,
 # run once, on the default).
 ctest --output-on-failure -L e2e --timeout 1500
-# The Kubernetes side (issue 15, in progress): a real etcd, kube-apiserver and
-# Slinky operator built from their Go modules (test/k8s; about 4 minutes on 2
-# cores the first time, cached in /var/cache/corral afterwards), and the check
-# that the API server accepts every object corral renders for a cluster and
-# what the real operator makes of them. It needs Go (1.26) and the Go module
-# proxy; without Go it says so and is skipped.
+# The Kubernetes side (issue 15): a real etcd, kube-apiserver,
+# kube-controller-manager and Slinky operator built from their Go modules
+# (test/k8s; about 5 minutes on 2 cores the first time, cached in
+# /var/cache/corral afterwards); the check that the API server accepts every
+# object corral renders and what the real operator makes of them; and
+# corrald --runtime kubernetes driven through the CLI (test/k8s/cli-e2e.sh).
+# It needs Go (1.26) and the Go module proxy; without Go it says so and is
+# skipped.
 if command -v go >/dev/null || [[ -x /usr/local/go/bin/go ]]; then
-  ../test/k8s/env.sh build
+  K8S_ENV_CONTROLLER_MANAGER=1 ../test/k8s/env.sh build
   ctest --output-on-failure -L kube
 else
   echo "test.sh: SKIPPED the Kubernetes checks: no Go toolchain (install Go 1.26)" >&2

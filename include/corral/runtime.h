@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "corral/cluster_runtime.h"
 #include "corral/image.h"
 #include "corral/process.h"
 #include "corral/status.h"
@@ -218,6 +219,11 @@ class Runtime {
   // Names of the clusters that have anything on this runtime, for finding
   // orphans after a crash.
   virtual StatusOr<std::vector<std::string>> listClusters() = 0;
+
+  // Non-null when this runtime takes whole clusters rather than pods
+  // (Kubernetes): the reconciler then drives clusters through it and calls
+  // none of the pod-level operations above that create or change pods.
+  virtual ClusterRuntime* wholeClusters() { return nullptr; }
 };
 
 }  // namespace corral

@@ -25,6 +25,9 @@
 #include "reconcile/reconciler.h"
 #include "runtime/local/host_routes.h"
 #include "runtime/local/local_runtime.h"
+#include "kube/client.h"
+#include "kube/config.h"
+#include "runtime/kubernetes/kubernetes_runtime.h"
 #include "slurm/settings.h"
 
 namespace {
@@ -192,6 +195,11 @@ struct ServerArgs {
   std::vector<std::string> volumeRoots;
   std::string consoleDir;
   corral::LocalImageCatalogOptions images;
+  // --runtime kubernetes: clusters through Slinky (docs/kubernetes.md).
+  std::string runtime = "local";
+  std::string kubeconfig;  // "" = in-cluster service account.
+  std::string kubeContext;
+  corral::KubernetesRuntimeOptions kube;
   // From listen, once checked.
   std::string host;
   int port = 0;
@@ -223,6 +231,34 @@ void addServerOptions(CLI::App& app, ServerArgs& a) {
                  "(volume create --source); repeatable; default: none");
   app.add_option("--console-dir", a.consoleDir,
                  "serve the web console from this directory instead of the built-in copy");
+  app.add_option("--runtime", a.runtime,
+                 "where clusters run: local (Linux-namespace pods on this host) or kubernetes "
+                 "(through the Slinky operator; docs/kubernetes.md)")
+      ->check(CLI::IsMember({"local", "kubernetes"}))
+      ->capture_default_str();
+  app.add_option("--kubeconfig", a.kubeconfig,
+                 "kubernetes: the kubeconfig to use (default: the pod's service account)");
+  app.add_option("--kube-context", a.kubeContext, "kubernetes: the kubeconfig's context to use");
+  app.add_option("--namespace", a.kube.namespaceTemplate,
+                 "kubernetes: the namespace of the clusters; {cluster} in it is replaced by a "
+                 "cluster's name (one namespace per cluster; without it, one cluster at a time)")
+      ->capture_default_str();
+  app.add_option("--kube-image-prefix", a.kube.imagePrefix,
+                 "kubernetes: where the cluster images are: <prefix>/<role>:<image> "
+                 "(scripts/kube-images.sh pushes them)")
+      ->capture_default_str();
+  app.add_option("--kube-rwx-storage-class", a.kube.rwxStorageClass,
+                 "kubernetes: storage class of /shared and volumes (ReadWriteMany); default: "
+                 "the namespace's default");
+  app.add_option("--kube-rwo-storage-class", a.kube.rwoStorageClass,
+                 "kubernetes: storage class of slurmctld's state and the accounting database");
+  app.add_option("--kube-gpu-resource", a.kube.gpuResource,
+                 "kubernetes: the extended resource a GPU worker requests per GPU, e.g. "
+                 "nvidia.com/gpu; default: none (GPUs simulated)");
+  app.add_option("--kube-login-service-type", a.kube.loginServiceType,
+                 "kubernetes: the login node's SSH Service type")
+      ->check(CLI::IsMember({"ClusterIP", "NodePort", "LoadBalancer"}))
+      ->capture_default_str();
 }
 
 CLI::App* addAdminCommands(CLI::App& app, AdminArgs& a) {
@@ -312,6 +348,19 @@ int checkServerArgs(ServerArgs& a) {
   if (!a.egress.empty() && !std::filesystem::exists("/sys/class/net/" + a.egress)) {
     LOG_ERROR("--login-egress " << a.egress << ": no such network interface");
     return 2;
+  }
+  if (a.runtime == "kubernetes") {
+    // A namespace is a DNS label; cluster names are (validation.h), so the
+    // template must be one with {cluster} in it replaced by any of them.
+    std::string probe = clusterNamespace(a.kube.namespaceTemplate, "c");
+    bool label = !probe.empty() && probe.size() <= 63 && probe.front() != '-' && probe.back() != '-' &&
+                 probe.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") == std::string::npos;
+    if (!label) {
+      LOG_ERROR("--namespace " << a.kube.namespaceTemplate
+                               << ": not a namespace name (lower-case letters, digits and '-', "
+                                  "optionally with {cluster})");
+      return 2;
+    }
   }
   if (a.podBinary.empty()) {
     std::error_code ec;
@@ -414,20 +463,38 @@ int serve(ServerArgs& a, corral::LocalImageCatalog& catalog) {
     return 1;
   }
   recordLegacyImages(**store, catalog);
-  LocalRuntimeOptions runtimeOptions;
-  runtimeOptions.dataDir = a.dataDir;
-  runtimeOptions.podBinary = a.podBinary;
-  runtimeOptions.subnetPool = a.pool;
-  runtimeOptions.imageRootfs = [&catalog](const ImageRef& ref) { return catalog.rootfsOf(ref.id); };
-  runtimeOptions.loginEgressInterface = a.egress;
-  LocalRuntime runtime(runtimeOptions);
-  if (Status s = runtime.initialize(); !s.isOk()) {
-    LOG_ERROR(s.message());
-    return 1;
-  }
+  std::unique_ptr<kube::KubeClient> kubeClient;
+  std::unique_ptr<Runtime> runtime;
   ReconcilerOptions ro;
-  ro.images = &catalog;
-  Reconciler reconciler(**store, runtime, realClock(), ro);
+  if (a.runtime == "kubernetes") {
+    auto config = a.kubeconfig.empty() ? kube::inClusterConfig()
+                                       : kube::loadKubeConfig(a.kubeconfig, a.kubeContext);
+    if (!config.isOk()) {
+      LOG_ERROR("--runtime kubernetes: " << config.status().message());
+      return 2;
+    }
+    LOG_INFO("kubernetes runtime: " << config->source << ", server " << config->server
+                                    << ", namespace " << a.kube.namespaceTemplate);
+    kubeClient = std::make_unique<kube::KubeClient>(*config);
+    runtime = std::make_unique<KubernetesRuntime>(*kubeClient, realProcessRunner(), a.kube);
+  } else {
+    LocalRuntimeOptions runtimeOptions;
+    runtimeOptions.dataDir = a.dataDir;
+    runtimeOptions.podBinary = a.podBinary;
+    runtimeOptions.subnetPool = a.pool;
+    runtimeOptions.imageRootfs = [&catalog](const ImageRef& ref) { return catalog.rootfsOf(ref.id); };
+    runtimeOptions.loginEgressInterface = a.egress;
+    auto local = std::make_unique<LocalRuntime>(runtimeOptions);
+    if (Status s = local->initialize(); !s.isOk()) {
+      LOG_ERROR(s.message());
+      return 1;
+    }
+    runtime = std::move(local);
+    ro.images = &catalog;
+  }
+  Reconciler reconciler(**store, *runtime, realClock(), ro);
+  if (ClusterRuntime* whole = runtime->wholeClusters())
+    whole->onChange([&reconciler](const std::string& cluster) { reconciler.enqueue(cluster); });
   if (Status s = reconciler.collectOrphans(); !s.isOk()) LOG_WARN("orphan cleanup: " << s.message());
 
   ApiOptions apiOptions;
@@ -460,6 +527,7 @@ int serve(ServerArgs& a, corral::LocalImageCatalog& catalog) {
   server.join();
   reconciler.stop();
   reaper.join();
+  if (ClusterRuntime* whole = runtime->wholeClusters()) whole->onChange(nullptr);
   return 0;
 }
 
@@ -480,8 +548,9 @@ int main(int argc, char** argv) {
   LocalImageCatalog catalog(serverArgs.images);
   if (image->parsed()) return runImage(*image, catalog, serverArgs.dataDir, imageArgs);
   if (serverArgs.verbose) setLogLevel(LogLevel::kDebug);
-  if (geteuid() != 0) {
-    LOG_ERROR("corrald must run as root: it creates namespaces, bridges and mounts");
+  if (geteuid() != 0 && serverArgs.runtime == "local") {
+    LOG_ERROR("corrald must run as root: it creates namespaces, bridges and mounts "
+              "(--runtime kubernetes need not)");
     return 1;
   }
   return serve(serverArgs, catalog);

@@ -79,6 +79,7 @@ void Reconciler::start() {
   for (int i = 0; i < options_.workers; ++i) threads_.emplace_back([this] { workerLoop(); });
   threads_.emplace_back([this] { resyncLoop(); });
   threads_.emplace_back([this] { livenessLoop(); });
+  threads_.emplace_back([this] { timerLoop(); });
 }
 
 void Reconciler::stop() {
@@ -87,6 +88,7 @@ void Reconciler::stop() {
     stopping_ = true;
   }
   cv_.notify_all();
+  timerCv_.notify_all();
   for (auto& t : threads_) t.join();
   threads_.clear();
 }
@@ -194,6 +196,7 @@ std::map<std::string, NodeObservation> Reconciler::observedNodes(const std::stri
 
 Status Reconciler::reconcile(const std::string& name) {
   ASSIGN_OR_RETURN(ClusterRecord r, store_.getCluster(name));
+  if (ClusterRuntime* whole = runtime_.wholeClusters()) return reconcileWhole(*whole, r);
   switch (r.status) {
     case ClusterStatus::kCreating:
       return runCreate(std::move(r));
@@ -590,6 +593,8 @@ void Reconciler::livenessLoop() {
       cv_.wait_for(l, options_.livenessPeriod, [&] { return stopping_; });
       if (stopping_) return;
     }
+    // A whole-cluster runtime tells of changes itself (ClusterRuntime::onChange).
+    if (runtime_.wholeClusters() != nullptr) continue;
     auto all = store_.listClusters();
     if (!all.isOk()) continue;
     for (const auto& r : *all) {

@@ -77,6 +77,10 @@ class Reconciler {
 
   // Asks for a pass over `cluster` soon. Passes over one cluster never overlap.
   void enqueue(const std::string& cluster);
+  // Asks for a pass over `cluster` once `delay` has passed (a pass that
+  // waits for something asks to be run again instead of sleeping); an
+  // earlier request that is due sooner is kept.
+  void enqueueAfter(const std::string& cluster, std::chrono::milliseconds delay);
 
   // One synchronous pass (tests call this directly).
   Status reconcile(const std::string& cluster);
@@ -114,6 +118,26 @@ class Reconciler {
 
  private:
   using Deadline = std::chrono::steady_clock::time_point;
+
+  // src/reconcile/whole.cc: clusters on a runtime that takes them whole
+  // (`Runtime::wholeClusters`, Kubernetes). Each pass does one step —
+  // apply the desired objects, or look at what the runtime reports — records
+  // it, and asks to be run again; none waits.
+  Status reconcileWhole(ClusterRuntime& whole, const ClusterRecord& record);
+  Status wholeCreate(ClusterRuntime& whole, const ClusterRecord& record);
+  Status wholeApply(ClusterRuntime& whole, const ClusterRecord& record);
+  Status wholeSteady(ClusterRuntime& whole, const ClusterRecord& record);
+  Status wholeTerminate(ClusterRuntime& whole, const ClusterRecord& record);
+  Status wholeDelete(ClusterRuntime& whole, const ClusterRecord& record);
+  Status wholeCreateFailed(ClusterRuntime& whole, const ClusterRecord& record,
+                           const std::string& reason);
+  // Applies `record`'s revision unless this corrald already did; false
+  // with the error when the runtime refused or could not be reached.
+  Status applyWholeOnce(ClusterRuntime& whole, const ClusterRecord& record, bool* applied);
+  // The runtime's warnings as events, and its phase, node table and login
+  // address into the record where they changed.
+  void recordView(const ClusterRecord& record, const ClusterView& view);
+  void timerLoop();
 
   Status runCreate(ClusterRecord record);
   // runCreate's steps: subnet and node plan (saved into `record`); image,
@@ -218,6 +242,13 @@ class Reconciler {
   std::set<std::string> active_;
   bool stopping_ = false;
   std::vector<std::thread> threads_;
+  // enqueueAfter's requests: when each cluster is due. Guarded by mu_.
+  std::map<std::string, std::chrono::steady_clock::time_point> delayed_;
+  std::condition_variable timerCv_;
+  // Whole clusters: the revision whose objects this corrald applied, and
+  // when it started applying it. Guarded by mu_.
+  std::map<std::string, int64_t> wholeApplied_;
+  std::map<std::string, std::chrono::steady_clock::time_point> wholeApplyStarted_;
 
   std::mutex observedMu_;
   std::map<std::string, std::map<std::string, NodeObservation>> observed_;
