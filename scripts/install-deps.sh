@@ -27,6 +27,9 @@ PACKAGES=(
   squashfs-tools docker-registry busybox-static
   # Used by tests and benchmarks
   curl jq bc
+  # The Kubernetes images' check (test/k8s/image-check.sh): an independent
+  # client that inspects what scripts/kube-images.sh pushed
+  skopeo
   # scripts/long-functions.py (a unit test of the house rules) and the
   # Kubernetes test environment (test/k8s: its certificates, its API calls)
   python3 openssl

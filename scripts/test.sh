@@ -13,7 +13,7 @@ ctest --output-on-failure -L integration
 # The cluster images the end-to-end tests run on, built once per host and
 # cached outside the clone (/var/cache/corral/images): about a minute each
 # the first time, nothing afterwards.
-for image in debian13-slurm24.11 debian12-slurm22.05; do
+for image in debian13-slurm24.11 debian12-slurm22.05 debian-unstable-slurm26.05; do
   ./corrald image build "$image"
 done
 # Every end-to-end test on each image: the default (Slurm 24.11), then
