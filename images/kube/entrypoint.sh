@@ -102,9 +102,11 @@ sql_quote() {
 }
 
 role_mariadb() {
-  local data=/var/lib/mysql init=/run/mysqld/corral-init.sql
-  mkdir -p "$data" /run/mysqld
-  chown mysql:mysql "$data" /run/mysqld
+  # Debian's configuration puts the socket and pid file in /run/mariadbd
+  # (/run/mysqld before trixie).
+  local data=/var/lib/mysql init=/run/mariadbd/corral-init.sql
+  mkdir -p "$data" /run/mariadbd /run/mysqld
+  chown mysql:mysql "$data" /run/mariadbd /run/mysqld
   if [[ ! -d $data/mysql ]]; then
     mariadb-install-db --user=mysql --datadir="$data" --auth-root-authentication-method=socket \
       --skip-test-db --skip-name-resolve >/dev/null
