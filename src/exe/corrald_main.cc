@@ -439,6 +439,39 @@ int apiOptionsFor(const ServerArgs& a, corral::Store& store, corral::ImageCatalo
   return 0;
 }
 
+// The runtime clusters run on, as --runtime says; null (said in the log) if
+// it cannot be made. `kubeClient` keeps the Kubernetes client it uses.
+std::unique_ptr<corral::Runtime> makeRuntime(const ServerArgs& a, corral::LocalImageCatalog& catalog,
+                                             std::unique_ptr<corral::kube::KubeClient>* kubeClient,
+                                             corral::ReconcilerOptions* ro) {
+  using namespace corral;
+  if (a.runtime == "kubernetes") {
+    auto config = a.kubeconfig.empty() ? kube::inClusterConfig()
+                                       : kube::loadKubeConfig(a.kubeconfig, a.kubeContext);
+    if (!config.isOk()) {
+      LOG_ERROR("--runtime kubernetes: " << config.status().message());
+      return nullptr;
+    }
+    LOG_INFO("kubernetes runtime: " << config->source << ", server " << config->server
+                                    << ", namespace " << a.kube.namespaceTemplate);
+    *kubeClient = std::make_unique<kube::KubeClient>(*config);
+    return std::make_unique<KubernetesRuntime>(**kubeClient, realProcessRunner(), a.kube);
+  }
+  LocalRuntimeOptions runtimeOptions;
+  runtimeOptions.dataDir = a.dataDir;
+  runtimeOptions.podBinary = a.podBinary;
+  runtimeOptions.subnetPool = a.pool;
+  runtimeOptions.imageRootfs = [&catalog](const ImageRef& ref) { return catalog.rootfsOf(ref.id); };
+  runtimeOptions.loginEgressInterface = a.egress;
+  auto local = std::make_unique<LocalRuntime>(runtimeOptions);
+  if (Status s = local->initialize(); !s.isOk()) {
+    LOG_ERROR(s.message());
+    return nullptr;
+  }
+  ro->images = &catalog;
+  return local;
+}
+
 // Serves until SIGTERM or SIGINT; clusters keep running after.
 int serve(ServerArgs& a, corral::LocalImageCatalog& catalog) {
   // Before any thread starts (the reconciler's workers, the metrics
@@ -464,34 +497,9 @@ int serve(ServerArgs& a, corral::LocalImageCatalog& catalog) {
   }
   recordLegacyImages(**store, catalog);
   std::unique_ptr<kube::KubeClient> kubeClient;
-  std::unique_ptr<Runtime> runtime;
   ReconcilerOptions ro;
-  if (a.runtime == "kubernetes") {
-    auto config = a.kubeconfig.empty() ? kube::inClusterConfig()
-                                       : kube::loadKubeConfig(a.kubeconfig, a.kubeContext);
-    if (!config.isOk()) {
-      LOG_ERROR("--runtime kubernetes: " << config.status().message());
-      return 2;
-    }
-    LOG_INFO("kubernetes runtime: " << config->source << ", server " << config->server
-                                    << ", namespace " << a.kube.namespaceTemplate);
-    kubeClient = std::make_unique<kube::KubeClient>(*config);
-    runtime = std::make_unique<KubernetesRuntime>(*kubeClient, realProcessRunner(), a.kube);
-  } else {
-    LocalRuntimeOptions runtimeOptions;
-    runtimeOptions.dataDir = a.dataDir;
-    runtimeOptions.podBinary = a.podBinary;
-    runtimeOptions.subnetPool = a.pool;
-    runtimeOptions.imageRootfs = [&catalog](const ImageRef& ref) { return catalog.rootfsOf(ref.id); };
-    runtimeOptions.loginEgressInterface = a.egress;
-    auto local = std::make_unique<LocalRuntime>(runtimeOptions);
-    if (Status s = local->initialize(); !s.isOk()) {
-      LOG_ERROR(s.message());
-      return 1;
-    }
-    runtime = std::move(local);
-    ro.images = &catalog;
-  }
+  std::unique_ptr<Runtime> runtime = makeRuntime(a, catalog, &kubeClient, &ro);
+  if (!runtime) return 1;
   Reconciler reconciler(**store, *runtime, realClock(), ro);
   if (ClusterRuntime* whole = runtime->wholeClusters())
     whole->onChange([&reconciler](const std::string& cluster) { reconciler.enqueue(cluster); });

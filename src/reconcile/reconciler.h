@@ -81,6 +81,8 @@ class Reconciler {
   // waits for something asks to be run again instead of sleeping); an
   // earlier request that is due sooner is kept.
   void enqueueAfter(const std::string& cluster, std::chrono::milliseconds delay);
+  // Whether a pass over `cluster` is waiting to be enqueued by `enqueueAfter`.
+  bool requeued(const std::string& cluster);
 
   // One synchronous pass (tests call this directly).
   Status reconcile(const std::string& cluster);

@@ -23,8 +23,9 @@ using std::chrono::milliseconds;
 constexpr milliseconds kRecheck{2000};
 constexpr milliseconds kRetry{3000};
 
-std::string secondsSince(std::chrono::steady_clock::time_point start) {
-  auto ms = std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - start);
+std::string secondsBetween(std::chrono::steady_clock::time_point start,
+                           std::chrono::steady_clock::time_point end) {
+  auto ms = std::chrono::duration_cast<milliseconds>(end - start);
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f s", static_cast<double>(ms.count()) / 1000.0);
   return buf;
@@ -48,6 +49,11 @@ void Reconciler::enqueueAfter(const std::string& cluster, milliseconds delay) {
     if (!inserted) it->second = std::min(it->second, due);
   }
   timerCv_.notify_all();
+}
+
+bool Reconciler::requeued(const std::string& cluster) {
+  std::lock_guard<std::mutex> l(mu_);
+  return delayed_.count(cluster) > 0;
 }
 
 void Reconciler::timerLoop() {
@@ -102,7 +108,7 @@ Status Reconciler::applyWholeOnce(ClusterRuntime& whole, const ClusterRecord& r,
     auto it = wholeApplied_.find(name);
     if (it != wholeApplied_.end() && it->second == r.revision) return Status::ok();
   }
-  auto started = std::chrono::steady_clock::now();
+  auto started = clock_.now();
   RETURN_IF_ERROR(whole.applyCluster(r));
   *applied = true;
   {
@@ -112,7 +118,7 @@ Status Reconciler::applyWholeOnce(ClusterRuntime& whole, const ClusterRecord& r,
   }
   event(name, "Normal", "ObjectsApplied",
         "revision " + std::to_string(r.revision) + "'s objects were applied and accepted in " +
-            secondsSince(started),
+            secondsBetween(started, clock_.now()),
         {"", r.revision});
   return Status::ok();
 }
@@ -247,10 +253,11 @@ Status Reconciler::wholeApply(ClusterRuntime& whole, const ClusterRecord& r) {
     return failApply(r, unavailable(view->reason), true);
   }
   if (view->state != ClusterView::State::kReady) {
-    if (std::chrono::steady_clock::now() - started > options_.applyTimeout) {
+    if (clock_.now() - started > options_.applyTimeout) {
       forgetApplied();
-      return failApply(r, unavailable("not done after " + secondsSince(started) + ": " + view->phase),
-                       true);
+      return failApply(
+          r, unavailable("not done after " + secondsBetween(started, clock_.now()) + ": " + view->phase),
+          true);
     }
     recordView(r, *view);
     enqueueAfter(name, kRecheck);
@@ -272,7 +279,8 @@ Status Reconciler::wholeApply(ClusterRuntime& whole, const ClusterRecord& r) {
   for (const auto& w : view->warnings) event(name, "Warning", w.reason, w.message, {w.node, 0});
   (void)store_.setRevisionState(name, target, RevisionState::kApplied, "");
   event(name, "Normal", r.changeRollback ? "RolledBack" : "Applied",
-        "revision " + std::to_string(target) + what + " applied in " + secondsSince(started),
+        "revision " + std::to_string(target) + what + " applied in " +
+            secondsBetween(started, clock_.now()),
         {"", target});
   return Status::ok();
 }
