@@ -520,9 +520,18 @@ int serve(ServerArgs& a, corral::LocalImageCatalog& catalog) {
 
   std::thread server([&] { api.serve(); });
   std::thread reaper([&] {
-    while (!gStop) {
+    // With the kubernetes runtime, what it costs the API server, once a
+    // minute (docs/kubernetes.md: a steady cluster costs none per pass).
+    uint64_t lastRequests = 0;
+    for (int tick = 1; !gStop; ++tick) {
       reapOrphanedChildren();
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      if (kubeClient && tick % 120 == 0) {
+        uint64_t n = kubeClient->requestCount();
+        LOG_INFO("kubernetes API: " << n << " requests so far, " << (n - lastRequests)
+                                    << " in the last minute");
+        lastRequests = n;
+      }
     }
   });
   LOG_INFO("corrald listening on http://" << a.host << ":" << api.port() << " (data in "
@@ -530,6 +539,7 @@ int serve(ServerArgs& a, corral::LocalImageCatalog& catalog) {
   int sig = 0;
   sigwait(&set, &sig);
   LOG_INFO("stopping on signal " << sig << "; clusters keep running");
+  if (kubeClient) LOG_INFO("kubernetes API: " << kubeClient->requestCount() << " requests in all");
   gStop = true;
   api.stop();
   server.join();

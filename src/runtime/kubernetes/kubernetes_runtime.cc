@@ -11,6 +11,7 @@
 #include "common/files.h"
 #include "common/fs.h"
 #include "common/log.h"
+#include "common/parallel.h"
 #include "kube/observe.h"
 #include "kube/paths.h"
 
@@ -192,18 +193,32 @@ StatusOr<std::shared_ptr<const KubernetesRuntime::Secrets>> KubernetesRuntime::r
     ASSIGN_OR_RETURN(std::string decoded, decodeBase64(value->get<std::string>()));
     return std::optional<std::string>(std::move(decoded));
   };
-  ASSIGN_OR_RETURN(auto fresh, makeSecrets(cluster));
-  auto s = std::make_shared<Secrets>(*fresh);
+  auto s = std::make_shared<Secrets>();
   ASSIGN_OR_RETURN(auto slurmKey, data(cluster + "-slurm-key", "slurm.key"));
-  if (slurmKey) s->slurmKey = *slurmKey;
+  if (slurmKey) {
+    s->slurmKey = *slurmKey;
+  } else {
+    ASSIGN_OR_RETURN(s->slurmKey, randomBytes(1024));
+  }
   ASSIGN_OR_RETURN(auto jwt, data(cluster + "-jwt-key", "jwt_hs256.key"));
-  if (jwt) s->jwtKey = *jwt;
+  if (jwt) {
+    s->jwtKey = *jwt;
+  } else {
+    ASSIGN_OR_RETURN(s->jwtKey, randomBytes(32));
+  }
   ASSIGN_OR_RETURN(auto password, data(cluster + "-mariadb", "password"));
-  if (password) s->mariadbPassword = *password;
+  if (password) {
+    s->mariadbPassword = *password;
+  } else {
+    ASSIGN_OR_RETURN(std::string bytes, randomBytes(24));
+    s->mariadbPassword = hex(bytes);
+  }
   // The host keys are one immutable Secret: all six or none.
   const std::string hostKeys = cluster + "-login-ssh-host-keys";
   ASSIGN_OR_RETURN(auto ed, data(hostKeys, "ssh_host_ed25519_key"));
-  if (ed) {
+  if (!ed) {
+    ASSIGN_OR_RETURN(s->hostKeys, makeHostKeys(cluster));
+  } else {
     kube::SshHostKeys& k = s->hostKeys;
     k.ed25519 = *ed;
     std::vector<std::pair<std::string*, const char*>> rest = {
@@ -219,33 +234,30 @@ StatusOr<std::shared_ptr<const KubernetesRuntime::Secrets>> KubernetesRuntime::r
   return std::shared_ptr<const Secrets>(s);
 }
 
-StatusOr<std::shared_ptr<const KubernetesRuntime::Secrets>> KubernetesRuntime::makeSecrets(
-    const std::string& cluster) {
-  auto s = std::make_shared<Secrets>();
-  ASSIGN_OR_RETURN(s->slurmKey, randomBytes(1024));
-  ASSIGN_OR_RETURN(s->jwtKey, randomBytes(32));
-  ASSIGN_OR_RETURN(std::string password, randomBytes(24));
-  s->mariadbPassword = hex(password);
+StatusOr<kube::SshHostKeys> KubernetesRuntime::makeHostKeys(const std::string& cluster) {
+  kube::SshHostKeys k;
   std::string dir = scratchDir() + "/corral-hostkeys-XXXXXX";
   if (mkdtemp(dir.data()) == nullptr) return fileError("mkdtemp " + dir, errno);
   struct Cleanup {
     std::string dir;
     ~Cleanup() { (void)removeTree(dir); }
   } cleanup{dir};
-  kube::SshHostKeys& k = s->hostKeys;
   std::vector<std::tuple<const char*, std::string*, std::string*>> types = {
       {"ed25519", &k.ed25519, &k.ed25519Pub},
       {"rsa", &k.rsa, &k.rsaPub},
       {"ecdsa", &k.ecdsa, &k.ecdsaPub}};
-  for (auto& [type, priv, pub] : types) {
+  // At once: an RSA key alone takes most of a second on a busy machine.
+  RETURN_IF_ERROR(runInParallel(types.size(), static_cast<int>(types.size()), [&](size_t i) {
+    auto& [type, priv, pub] = types[i];
     std::string file = dir + "/ssh_host_" + type + "_key";
     RETURN_IF_ERROR(runChecked(runner_, {"ssh-keygen", "-q", "-t", type, "-N", "", "-C",
                                          "root@" + cluster + "-login", "-f", file})
                         .status());
     ASSIGN_OR_RETURN(*priv, ::corral::readFile(file));
     ASSIGN_OR_RETURN(*pub, ::corral::readFile(file + ".pub"));
-  }
-  return std::shared_ptr<const Secrets>(s);
+    return Status::ok();
+  }));
+  return k;
 }
 
 StatusOr<kube::SlinkyOptions> KubernetesRuntime::slinkyOptions(const ClusterRecord& record) {

@@ -113,10 +113,11 @@ class KubernetesRuntime : public Runtime, public ClusterRuntime {
  private:
   struct Secrets;
   std::string ns(const std::string& cluster) const;
-  // The cluster's secrets: remembered, else read from its Secrets, else made.
+  // The cluster's secrets: remembered, else read from its Secrets, and what
+  // is missing there made.
   StatusOr<std::shared_ptr<const Secrets>> secretsFor(const std::string& cluster);
   StatusOr<std::shared_ptr<const Secrets>> readSecrets(const std::string& cluster);
-  StatusOr<std::shared_ptr<const Secrets>> makeSecrets(const std::string& cluster);
+  StatusOr<kube::SshHostKeys> makeHostKeys(const std::string& cluster);
   StatusOr<kube::SlinkyOptions> slinkyOptions(const ClusterRecord& record);
   // Deletes corral's objects of `cluster` that are among `kinds` and not in
   // `keep` (kind/name), as the watcher last saw them.

@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <fstream>
 
 #include "fakes/fake_kube_api.h"
@@ -56,9 +57,9 @@ class KubernetesRuntimeTest : public ::testing::Test {
         if (argv[i] == "-t") type = argv[i + 1];
         if (argv[i] == "-f") file = argv[i + 1];
       }
-      ++keygens_;
-      std::ofstream(file) << "PRIVATE " << type << " " << keygens_ << "\n";
-      std::ofstream(file + ".pub") << "ssh-" << type << " AAAA" << keygens_ << " root@login\n";
+      int n = ++keygens_;  // The three run at once.
+      std::ofstream(file) << "PRIVATE " << type << " " << n << "\n";
+      std::ofstream(file + ".pub") << "ssh-" << type << " AAAA" << type << "-" << n << " root@login\n";
       return ProcessResult{0, false, "", ""};
     });
   }
@@ -86,7 +87,7 @@ class KubernetesRuntimeTest : public ::testing::Test {
 
   AdmittingApi api_;
   FakeProcessRunner runner_;
-  int keygens_ = 0;
+  std::atomic<int> keygens_{0};
   std::unique_ptr<KubernetesRuntime> runtime_;
 };
 
@@ -128,7 +129,7 @@ TEST_F(KubernetesRuntimeTest, SecretsSurviveARestartedCorraldAndMissingOnesAreMa
   ASSERT_TRUE(runtime().applyCluster(record("demo", 2)).isOk());
   std::string slurmKey = secretData("corral-demo", "demo-slurm-key", "slurm.key");
   std::string hostKey = *runtime().loginHostKey("demo");
-  EXPECT_THAT(hostKey, HasSubstr("ssh-ed25519 AAAA1"));
+  EXPECT_THAT(hostKey, HasSubstr("ssh-ed25519 AAAAed25519-"));
   std::string jwt = secretData("corral-demo", "demo-jwt-key", "jwt_hs256.key");
   ASSERT_TRUE(api_.remove(kube::objectPath(res::kSecrets, "corral-demo", "demo-jwt-key")).isOk());
 
@@ -136,6 +137,7 @@ TEST_F(KubernetesRuntimeTest, SecretsSurviveARestartedCorraldAndMissingOnesAreMa
   ASSERT_TRUE(runtime().applyCluster(record("demo", 2)).isOk());
   EXPECT_EQ(secretData("corral-demo", "demo-slurm-key", "slurm.key"), slurmKey);
   EXPECT_EQ(*runtime().loginHostKey("demo"), hostKey);
+  EXPECT_EQ(keygens_, 3);  // No host key was made again.
   std::string newJwt = secretData("corral-demo", "demo-jwt-key", "jwt_hs256.key");
   EXPECT_FALSE(newJwt.empty());
   EXPECT_NE(newJwt, jwt);
