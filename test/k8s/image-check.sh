@@ -11,7 +11,9 @@
 # 4. pulls each back with corral's own client (corral-imagectl pull) and
 #    inspects it with skopeo, and asserts what Slinky's pods run: the
 #    entrypoint and command, the slurm user at uid and gid 401, corral's
-#    binaries and SPANK plugin in /.corral-bin, Slurm's release.
+#    binaries and SPANK plugin in /.corral-bin, Slurm's release;
+# 5. starts slurmctld as uid 401 and checks it answers Slinky's probes
+#    (/livez, /readyz), and the mariadb role with corral's environment.
 # Any mismatch fails it. It stops the registry it started (by PID) and
 # removes its directory. Needs root (chroot into the pulled images).
 set -euo pipefail
@@ -174,9 +176,86 @@ while read -r role ref digest; do
         fail "$d has no /readyz probe endpoint"
     done
   fi
+  [[ $role == slurmctld ]] && slurmctld_rootfs=$rootfs
+  [[ $role == mariadb ]] && mariadb_rootfs=$rootfs
   say "$role: $ref $digest: ok"
 done <"$work/pushed"
 say "pulled and inspected in $(elapsed "$t") s"
+
+# 5. Two roles started as their pods start them, in what was pulled: in a
+# PID namespace of their own, killed with it. Each is stopped as Kubernetes
+# stops a container (SIGTERM to PID 1, tini, which passes it on).
+started_pid=""
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+start_role() { # ROOTFS USERSPEC LOG ENV... -- ENTRYPOINT ARGS...
+  local root=$1 user=$2 log=$3
+  shift 3
+  # The layers hold no device nodes: a container runtime gives a pod its
+  # /dev, and here the host's does (in this mount namespace only).
+  mkdir -p "$root/proc" "$root/dev"
+  unshare --mount --pid --fork --kill-child sh -c 'root=$0 user=$1; shift; mount -t proc proc "$root/proc" && mount --bind /dev "$root/dev" && exec chroot --userspec="$user" "$root" "$@"' \
+    "$root" "$user" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@" >"$log" 2>&1 &
+  started_pid=$!
+}
+stop_role() { # LOG: SIGTERM to the container's PID 1 (tini); it must exit
+  local pid1
+  pid1=$(pgrep -P "$started_pid" | head -n1 || true)
+  [[ -n $pid1 ]] && kill -TERM "$pid1" 2>/dev/null
+  for _ in $(seq 1 100); do
+    kill -0 "$started_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$started_pid" 2>/dev/null; then
+    fail "$1 did not stop on SIGTERM"
+    kill -KILL "$started_pid" 2>/dev/null || true
+  fi
+  wait "$started_pid" 2>/dev/null || true
+  started_pid=""
+}
+trap 'if [[ -n $started_pid ]]; then kill -KILL "$started_pid" 2>/dev/null || true; fi; cleanup' EXIT
+
+# slurmctld as uid 401 (Slinky's runAsUser), answering the operator's probes.
+if [[ -n ${slurmctld_rootfs:-} ]]; then
+  r=$slurmctld_rootfs ctld_port=$(free_port)
+  mkdir -p "$r/etc/slurm" "$r/var/spool/slurmctld/check"
+  chown 401:401 "$r/var/spool/slurmctld/check" "$r/run"
+  head -c 1024 /dev/urandom >"$r/etc/slurm/slurm.key"
+  chown 401:401 "$r/etc/slurm/slurm.key"
+  chmod 600 "$r/etc/slurm/slurm.key"
+  printf '%s\n' ClusterName=check SlurmctldHost=localhost "SlurmctldPort=$ctld_port" SlurmUser=slurm \
+    AuthType=auth/slurm CredType=cred/slurm StateSaveLocation=/var/spool/slurmctld/check \
+    SlurmctldPidFile=/run/slurmctld.pid ProctrackType=proctrack/linuxproc TaskPlugin=task/none \
+    'NodeName=n1 CPUs=1 State=FUTURE' 'PartitionName=p Nodes=ALL Default=YES' >"$r/etc/slurm/slurm.conf"
+  before=$failures
+  start_role "$r" 401:401 "$work/slurmctld.log" $(jq -r '.[]' <<<"${want_entry[slurmctld]}")
+  for probe in livez readyz; do
+    code=000
+    for _ in $(seq 1 100); do
+      code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$ctld_port/$probe" || true)
+      [[ $code == 2* ]] && break
+      sleep 0.1
+    done
+    [[ $code == 2* ]] || fail "slurmctld (uid 401) answers /$probe with $code: $(tail -n 5 "$work/slurmctld.log")"
+  done
+  stop_role slurmctld
+  ((failures > before)) || say "slurmctld ran as uid 401 and answered /livez and /readyz"
+fi
+
+# mariadb with the environment corral's accounting pod gives it.
+if [[ -n ${mariadb_rootfs:-} ]] && command -v mariadb >/dev/null; then
+  db_port=$(free_port) before=$failures
+  start_role "$mariadb_rootfs" 0:0 "$work/mariadb.log" MARIADB_DATABASE=slurm_acct_db MARIADB_USER=slurm \
+    "MARIADB_PASSWORD=it's\\secret" $(jq -r '.[]' <<<"${want_entry[mariadb]}") "--port=$db_port"
+  ok=""
+  for _ in $(seq 1 150); do
+    ok=$(mariadb -h127.0.0.1 -P"$db_port" -uslurm "-pit's\\secret" -N -e 'show databases like "slurm_acct_db"' 2>/dev/null || true)
+    [[ -n $ok ]] && break
+    sleep 0.2
+  done
+  [[ $ok == slurm_acct_db ]] || fail "mariadb did not let slurm into slurm_acct_db: $(tail -n 5 "$work/mariadb.log")"
+  stop_role mariadb
+  ((failures > before)) || say "mariadb made slurm_acct_db and its user from the environment"
+fi
 
 if ((failures > 0)); then
   die "$failures check(s) failed"
