@@ -11,8 +11,9 @@ cd build
 ctest --output-on-failure -L unit
 ctest --output-on-failure -L integration
 # The cluster images the end-to-end tests run on, built once per host and
-# cached outside the clone (/var/cache/corral/images): about a minute each
-# the first time, nothing afterwards.
+# cached outside the clone (/var/cache/corral/images): one to two minutes
+# each the first time (Debian unstable's, for Kubernetes, about 105 s),
+# nothing afterwards.
 for image in debian13-slurm24.11 debian12-slurm22.05 debian-unstable-slurm26.05; do
   ./corrald image build "$image"
 done

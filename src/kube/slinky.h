@@ -102,7 +102,8 @@
 //   dynamic and exist in Slurm only once registered, so slurmctld meets
 //   such a partition's names before it meets the nodes.
 // - Slurm must be recent enough for the operator's slurmrestd v0.0.44;
-//   Debian 12's 22.05 and 13's 24.11 are not (issue 15, item 3).
+//   Debian 12's 22.05 and 13's 24.11 are not: the images for Kubernetes
+//   are `debian-unstable-slurm26.05`'s (scripts/kube-images.sh).
 
 #include <string>
 #include <vector>

@@ -113,8 +113,12 @@ std::string clusterNamespace(const std::string& namespaceTemplate, const std::st
 
 kube::SlinkyImages slinkyImagesFor(const std::string& prefix, const std::string& imageName) {
   auto role = [&](const char* r) { return prefix + "/" + r + ":" + imageName; };
-  return {role("slurmctld"), role("slurmd"),  role("login"),   role("slurmdbd"),
-          role("mariadb"),   role("logfile"), role("initconf")};
+  // The operator runs its logfile sidecar and the login's initconf as shell
+  // scripts of its own (`sh -c …`: mkfifo, cp, chown), which any of the
+  // images can run: they reuse the controller's and the login's, whose
+  // layers the node has pulled already.
+  return {role("slurmctld"), role("slurmd"),    role("login"), role("slurmdbd"),
+          role("mariadb"),   role("slurmctld"), role("login")};
 }
 
 bool settled(const kube::ClusterObservation& o, const kube::ObjectSet& objects) {

@@ -44,7 +44,8 @@ struct KubernetesRuntimeOptions {
   std::string namespaceTemplate = "corral";
   // Where the cluster images are (scripts/kube-images.sh pushes them): a
   // role's image is `<imagePrefix>/<role>:<cluster image name>`, role one of
-  // slurmctld, slurmd, login, slurmdbd, mariadb, logfile, initconf.
+  // slurmctld, slurmd, login, slurmdbd, mariadb (the operator's logfile
+  // sidecar runs in the slurmctld image, the login's initconf in login's).
   std::string imagePrefix = "registry.corral.test/corral";
   std::string rwxStorageClass;  // /shared and volumes; "" = the default class.
   std::string rwoStorageClass;  // slurmctld's state and MariaDB; "" = default.

@@ -3,7 +3,8 @@
 // ("Incompatible Slurm plugin version"), so the plugin is linked once per
 // supported release with this file compiled for it (CMakeLists.txt). What
 // the plugin calls of the SPANK API is the same in every supported release:
-// spank.h of 24.11 differs from 22.05's only by spank_prepend_task_argv,
+// spank.h of 24.11 and 26.05 differs from 22.05's only by
+// spank_prepend_task_argv (and, in 26.05, slurm_spank_init_failure_mode),
 // which corral does not use.
 
 #ifndef CORRAL_SLURM_VERSION_NUMBER

@@ -99,6 +99,10 @@ TEST(KubernetesRuntimeNames, NamespacesAndImagesFollowTheirTemplates) {
   EXPECT_EQ(images.slurmd, "reg:5000/corral/slurmd:debian-unstable-slurm26.05");
   EXPECT_EQ(images.login, "reg:5000/corral/login:debian-unstable-slurm26.05");
   EXPECT_EQ(images.slurmdbd, "reg:5000/corral/slurmdbd:debian-unstable-slurm26.05");
+  EXPECT_EQ(images.mariadb, "reg:5000/corral/mariadb:debian-unstable-slurm26.05");
+  // The operator's own shell-script containers run in images that exist.
+  EXPECT_EQ(images.logfile, images.controller);
+  EXPECT_EQ(images.initconf, images.login);
 }
 
 TEST_F(KubernetesRuntimeTest, ApplyWritesEveryObjectLabelledInTheClustersNamespace) {
@@ -216,6 +220,18 @@ TEST_F(KubernetesRuntimeTest, TheViewWaitsForTheWatchToSeeTheApply) {
   EXPECT_THAT(view->phase, HasSubstr("waiting for"));
   ASSERT_EQ(view->nodes.size(), 2u);
   EXPECT_EQ(view->nodes[0].name, "slinky-0");
+}
+
+TEST_F(KubernetesRuntimeTest, LookingAtASteadyClusterCostsNoRequest) {
+  ClusterRecord r = record("demo", 4);
+  ASSERT_TRUE(runtime().applyCluster(r).isOk());
+  // The watcher's 8 kinds: one LIST each, then one WATCH each held open.
+  ASSERT_TRUE(api_.awaitOpenWatches(8, 10s));
+  for (int i = 0; i < 200 && !runtime().viewCluster(r).isOk(); ++i) std::this_thread::sleep_for(10ms);
+  uint64_t before = api_.requestCount();
+  for (int pass = 0; pass < 100; ++pass) ASSERT_TRUE(runtime().viewCluster(r).isOk());
+  EXPECT_EQ(api_.requestCount(), before);
+  EXPECT_EQ(api_.openWatches(), 8u);
 }
 
 TEST_F(KubernetesRuntimeTest, PodOperationsAreRefusedSayingWhy) {
