@@ -33,7 +33,13 @@ fail() { log "FAILED: $*"; exit 1; }
 
 cleanup() {
   local status=$?
-  [[ -n $STANDIN_PID ]] && kill "$STANDIN_PID" 2>/dev/null && wait "$STANDIN_PID" 2>/dev/null
+  # Every step runs, whatever the one before returned (a killed process's
+  # wait returns 143, which errexit would end the cleanup at).
+  set +e
+  if [[ -n $STANDIN_PID ]]; then
+    kill "$STANDIN_PID" 2>/dev/null
+    wait "$STANDIN_PID" 2>/dev/null
+  fi
   if ((status != 0)) && [[ -f $WORK/corrald.log ]]; then
     log "corrald's log (last 40 lines):"
     tail -n 40 "$WORK/corrald.log" >&2
@@ -184,7 +190,26 @@ for pod in slinky-2 slinky-5 cpu-workers-0; do gone "$P/pods/$pod" || fail "pod 
 nodes=$("$C" cluster get alpha | awk '/^(slinky|cpu-workers)-/ {print $1}' | tr '\n' ' ')
 [[ $nodes == "slinky-0 slinky-1 " ]] || fail "alpha's nodes after scale down: $nodes"
 
-log "9. delete removes everything corral made, and nothing else"
+log "9. corrald restarts: the cluster stays Running on the same keys, its revision applied once more"
+key=$(q "$P/secrets/alpha-slurm-key" "o['data']['slurm.key']")
+applies=$("$C" events alpha | grep -c ObjectsApplied)
+kill "$CORRALD_PID"; wait "$CORRALD_PID" 2>/dev/null || true
+start_corrald --listen "127.0.0.1:$PORT" --runtime kubernetes --kubeconfig "$ENVDIR/kubeconfig" \
+  --namespace 'corral-{cluster}' --kube-image-prefix registry.corral.test/corral
+wait_for 30 "the re-apply" bash -c "(( \$('$C' events alpha | grep -c ObjectsApplied) == $((applies + 1)) ))"
+status_is alpha Running || fail "alpha should be Running after corrald restarted"
+[[ $(q "$P/secrets/alpha-slurm-key" "o['data']['slurm.key']") == "$key" ]] || fail "the slurm key changed"
+has "$A/nodesets/slinky" "o['spec']['replicas']==2" || fail "NodeSet slinky changed across the restart"
+
+log "10. terminate keeps the state, deletes what runs"
+"$C" cluster terminate alpha >/dev/null
+wait_for 60 "alpha to be Terminated" status_is alpha Terminated
+gone "$A/controllers/alpha" || fail "Controller alpha should be gone"
+gone "$A/nodesets/slinky" || fail "NodeSet slinky should be gone"
+has "$P/secrets/alpha-slurm-key" "o['data']['slurm.key']=='$key'" || fail "the slurm key should be kept"
+has "$P/persistentvolumeclaims/alpha-shared" "True" || fail "the shared claim should be kept"
+
+log "11. delete removes everything corral made, and nothing else"
 kapi POST "$P/configmaps" '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"not-corrals"}}' >/dev/null
 "$C" cluster delete alpha >/dev/null
 wait_for 120 "alpha to be gone" bash -c "! '$C' cluster get alpha"

@@ -6,7 +6,9 @@ no kubelet, so pods stay Pending. This marks pods of one namespace as a
 kubelet does once their containers run and their probes pass: binds each to
 a node name (as the scheduler would), then writes status.phase Running,
 condition Ready True and a pod IP through the pods' status subresource.
-Only the statuses of pods are written; everything else is the real parts'.
+It also keeps the node's status Ready and its lease renewed, as a kubelet's
+heartbeat does. Only node and pod statuses (and the node's lease) are
+written; everything else is the real parts'.
 
     kubelet-standin.py ENVDIR NAMESPACE... [--except NAME ...] [--fail NAME] [--loop]
 
@@ -24,6 +26,9 @@ import sys
 import time
 import urllib.error
 import urllib.request
+
+
+NODE = "kube-node-1"
 
 
 def api(env, method, path, body=None, content_type="application/json"):
@@ -56,17 +61,38 @@ def main():
         for line in f:
             k, _, v = line.strip().partition("=")
             env[k] = v
-    # The node registers itself first, as a kubelet does.
+    # The node registers itself first, as a kubelet does, and then keeps
+    # saying it is alive (node status and lease), or the controller
+    # manager's node lifecycle controller marks it NotReady after 40 s and
+    # every pod on it not ready.
     api(env, "POST", "/api/v1/nodes",
-        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "kube-node-1"}})
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": NODE}})
     done = {}  # Pod uid -> what was written, so that a loop writes each once.
+    beat = 0.0
     while True:
+        if time.time() - beat > 5:
+            heartbeat(env)
+            beat = time.time()
         for ns in a.namespaces:
             sync(env, a, ns, done)
         if not a.loop:
             return 0
         sys.stdout.flush()
         time.sleep(0.5)
+
+
+def heartbeat(env):
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    ready = {"type": "Ready", "status": "True", "reason": "KubeletReady",
+             "message": "kubelet-standin", "lastHeartbeatTime": now, "lastTransitionTime": now}
+    api(env, "PATCH", f"/api/v1/nodes/{NODE}/status", {"status": {"conditions": [ready]}},
+        "application/merge-patch+json")
+    leases = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases"
+    micro = time.strftime("%Y-%m-%dT%H:%M:%S.000000Z", time.gmtime())
+    spec = {"holderIdentity": NODE, "leaseDurationSeconds": 40, "renewTime": micro}
+    if api(env, "PATCH", f"{leases}/{NODE}", {"spec": spec}, "application/merge-patch+json") is None:
+        api(env, "POST", leases, {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+                                  "metadata": {"name": NODE}, "spec": spec})
 
 
 def sync(env, a, namespace, done):
@@ -84,9 +110,11 @@ def sync(env, a, namespace, done):
         if not pod["spec"].get("nodeName"):
             api(env, "POST", base + "/binding",
                 {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name},
-                 "target": {"apiVersion": "v1", "kind": "Node", "name": "kube-node-1"}})
+                 "target": {"apiVersion": "v1", "kind": "Node", "name": NODE}})
         uid = pod["metadata"]["uid"]
-        if done.get(uid) == "running" and pod["status"].get("phase") == "Running":
+        ready = any(c.get("type") == "Ready" and c.get("status") == "True"
+                    for c in pod["status"].get("conditions", []))
+        if done.get(uid) == "running" and ready:
             continue
         containers = [c["name"] for c in pod["spec"]["containers"]]
         if name == a.fail:
@@ -100,7 +128,7 @@ def sync(env, a, namespace, done):
             statuses = [{"name": c, "ready": True, "restartCount": 0, "image": "x", "imageID": "",
                          "started": True, "state": {"running": {"startedAt": "2026-12-01T00:00:00Z"}}}
                         for c in containers]
-            ip = f"10.244.{len(done) // 200}.{10 + len(done) % 200}"
+            ip = pod["status"].get("podIP") or f"10.244.{len(done) // 200}.{10 + len(done) % 200}"
             status = {"phase": "Running", "podIP": ip, "podIPs": [{"ip": ip}], "hostIP": "10.0.0.1",
                       "containerStatuses": statuses,
                       "conditions": [{"type": t, "status": "True"} for t in
