@@ -103,7 +103,15 @@ Status Reconciler::runApply(ClusterRecord record) {
     return true;
   };
   const std::string what = record.changeMessage.empty() ? "" : " (" + record.changeMessage + ")";
-  setPhase(name, "applying revision " + std::to_string(target) + what);
+  // A pass that ended waiting for a drain is continued by the next, which
+  // does not try the configuration again (it was tried for this revision).
+  bool continuing = false;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = configTried_.find(name);
+    continuing = it != configTried_.end() && it->second == target;
+  }
+  if (!continuing) setPhase(name, "applying revision " + std::to_string(target) + what);
 
   // 1. Plan and render the target, on an image that is built.
   if (Status s = ensureImage(name, record.spec.image); !s.isOk()) return failApply(record, s, false);
@@ -121,15 +129,25 @@ Status Reconciler::runApply(ClusterRecord record) {
     if (!targetNames.count(n.name)) removed.push_back(n.name);
 
   // 2. Try the configuration before anything live changes.
-  if (Status s = tryConfiguration(desired, rendered->files); !s.isOk()) {
-    if (superseded(s)) return Status::ok();
-    return failApply(record, s, false);
+  if (!continuing) {
+    if (Status s = tryConfiguration(desired, rendered->files); !s.isOk()) {
+      if (superseded(s)) return Status::ok();
+      return failApply(record, s, false);
+    }
+    std::lock_guard<std::mutex> l(mu_);
+    configTried_[name] = target;
   }
 
-  // 3. Nodes that go are drained first; their jobs finish (or are cancelled).
-  if (Status s = drainRemovedNodes(record, removed, stillWanted); !s.isOk()) {
+  // 3. Nodes that go are drained first; their jobs finish (or are
+  // cancelled). While they run, the pass asks to be run again.
+  bool waiting = false;
+  if (Status s = drainRemovedNodes(record, removed, &waiting); !s.isOk()) {
     if (superseded(s)) return Status::ok();
     return failApply(record, s, true);
+  }
+  if (waiting) {
+    enqueueAfter(name, std::chrono::milliseconds(1000));
+    return Status::ok();
   }
 
   // 4–6. Files, pods, controller, the workers' roll, and Slurm's view of
@@ -223,8 +241,8 @@ Status Reconciler::tryConfiguration(const ClusterRecord& desired, const Rendered
 }
 
 Status Reconciler::drainRemovedNodes(const ClusterRecord& record,
-                                     const std::vector<std::string>& removed,
-                                     const std::function<Status()>& stillWanted) {
+                                     const std::vector<std::string>& removed, bool* waiting) {
+  *waiting = false;
   if (removed.empty()) return Status::ok();
   const std::string& name = record.spec.name;
   std::string hostlist = compressHostlist(removed);
@@ -232,35 +250,42 @@ Status Reconciler::drainRemovedNodes(const ClusterRecord& record,
   // already gone from Slurm: then there is nothing to drain.
   auto known = slurmCommand(name, {"sinfo", "-h", "-N", "-n", hostlist, "-o", "%N"});
   if (!known.isOk() || known->empty()) return Status::ok();
-  setPhase(name, "draining " + hostlist);
+  const std::string draining = "draining " + hostlist;
+  if (record.phase.rfind(draining, 0) != 0) setPhase(name, draining);
+  // Again on every pass: idempotent, and a node an admin resumed meanwhile
+  // is drained again.
   RETURN_IF_ERROR(slurmCommand(name, {"scontrol", "update", "nodename=" + hostlist, "state=drain",
                                       std::string("reason=") + kRemovalReason})
                       .status());
-  bool cancelled = false;
-  std::string lastJobs;
-  while (true) {
-    (void)refreshNodes(name);  // So that `cluster get` shows the drain.
-    auto jobs = slurmCommand(name, {"squeue", "-h", "-w", hostlist, "-o", "job %i (%u, %j)"});
-    if (!jobs.isOk()) return jobs.status();
-    if (jobs->empty()) return Status::ok();
-    std::string list = *jobs;
-    while (!list.empty() && list.back() == '\n') list.pop_back();
-    for (size_t p = list.find('\n'); p != std::string::npos; p = list.find('\n', p))
-      list.replace(p, 1, ", ");
-    if (record.changeForce && !cancelled) {
+  (void)refreshNodes(name);  // So that `cluster get` shows the drain.
+  auto jobs = slurmCommand(name, {"squeue", "-h", "-w", hostlist, "-o", "job %i (%u, %j)"});
+  if (!jobs.isOk()) return jobs.status();
+  if (jobs->empty()) return Status::ok();
+  std::string list = *jobs;
+  while (!list.empty() && list.back() == '\n') list.pop_back();
+  for (size_t p = list.find('\n'); p != std::string::npos; p = list.find('\n', p))
+    list.replace(p, 1, ", ");
+  if (record.changeForce) {
+    bool first = false;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      auto [it, inserted] = jobsCancelled_.emplace(name, record.revision);
+      first = inserted || it->second != record.revision;
+      it->second = record.revision;
+    }
+    if (first)
       event(name, "Warning", "JobsCancelled",
             "scale --force: cancelling jobs on " + hostlist + ": " + list, {"", record.revision});
-      RETURN_IF_ERROR(
-          slurmCommand(name, {"scancel", "--nodelist=" + hostlist}).status());
-      cancelled = true;
-    } else if (list != lastJobs) {
-      setPhase(name, "draining " + hostlist + ": waiting for jobs to finish (" + list +
-                         "); scale with --force to cancel them");
-      lastJobs = list;
-    }
-    RETURN_IF_ERROR(stillWanted());
-    clock_.sleepFor(std::chrono::milliseconds(500));
+    RETURN_IF_ERROR(slurmCommand(name, {"scancel", "--nodelist=" + hostlist}).status());
+  } else {
+    std::string phase = draining + ": waiting for jobs to finish (" + list +
+                        "); scale with --force to cancel them";
+    if (phase != record.phase) setPhase(name, phase);
   }
+  // The jobs may run for hours: this pass ends here, and a later one looks
+  // again (no worker is held meanwhile).
+  *waiting = true;
+  return Status::ok();
 }
 
 Status Reconciler::syncPods(const ClusterRecord& desired, const RenderedCluster& rendered,

@@ -172,8 +172,10 @@ class Reconciler {
                    const RenderedCluster& rendered, const std::vector<std::string>& removed,
                    const std::function<Status()>& stillWanted);
   Status tryConfiguration(const ClusterRecord& desired, const RenderedFiles& files);
+  // Drains the nodes that go and cancels their jobs on --force; `waiting`
+  // when jobs still run on them (the pass then ends and asks to be run again).
   Status drainRemovedNodes(const ClusterRecord& record, const std::vector<std::string>& removed,
-                           const std::function<Status()>& stillWanted);
+                           bool* waiting);
   // Starts what is missing, recreates at once what must be (a reboot, a
   // new controller or login image), stops what goes; leaves `rolling` to
   // `rollWorkers`.
@@ -251,6 +253,10 @@ class Reconciler {
   // when it started applying it. Guarded by mu_.
   std::map<std::string, int64_t> wholeApplied_;
   std::map<std::string, std::chrono::steady_clock::time_point> wholeApplyStarted_;
+  // Local applies that wait across passes: the revision whose configuration
+  // was tried, and whose removed nodes' jobs --force cancelled. Guarded by mu_.
+  std::map<std::string, int64_t> configTried_;
+  std::map<std::string, int64_t> jobsCancelled_;
 
   std::mutex observedMu_;
   std::map<std::string, std::map<std::string, NodeObservation>> observed_;

@@ -4,6 +4,8 @@
 // pods, squeue lists the jobs a test put on nodes, and the throwaway
 // slurmctld of a configuration check passes unless told to fail.
 
+#include <algorithm>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -251,12 +253,27 @@ TEST_F(ApplyTest, ScaleDownDrainsAndWaitsForJobsBeforeRemovingNodes) {
   createRunning("a", 4);
   jobPolls_ = 3;  // A job runs on slinky-3 for three polls.
   changeSpec("a", [](ClusterSpec& s) { s.gpuNodes = 3; });
+  // Each pass that finds the job still running ends there, asking to be run
+  // again, instead of holding a worker until the job ends.
+  for (int pass = 0; pass < 3; ++pass) {
+    ASSERT_TRUE(reconciler_->reconcile("a").isOk());
+    ClusterRecord r = get("a");
+    EXPECT_EQ(r.appliedRevision, 1) << "pass " << pass;
+    EXPECT_THAT(r.phase, HasSubstr("draining slinky-3: waiting for jobs to finish (12 alice train)"));
+    EXPECT_TRUE(reconciler_->requeued("a"));
+    EXPECT_TRUE(runtime_.pod("a", "slinky-3").has_value());
+  }
+  EXPECT_EQ(clock_.slept(), std::chrono::milliseconds(0));
   ASSERT_TRUE(reconciler_->reconcile("a").isOk());
 
   EXPECT_EQ(get("a").appliedRevision, 2);
   EXPECT_THAT(commands_, Contains(HasSubstr("scontrol update nodename=slinky-3 state=drain")));
   EXPECT_THAT(commands_, Not(Contains(HasSubstr("scancel"))));
   EXPECT_EQ(jobPolls_, 0);
+  // The configuration was tried once for the revision, not once per pass.
+  EXPECT_EQ(std::count_if(commands_.begin(), commands_.end(),
+                          [](const std::string& c) { return c.rfind("unshare", 0) == 0; }),
+            1);
   EXPECT_FALSE(runtime_.pod("a", "slinky-3").has_value());
   EXPECT_THAT(runtime_.restarts(), ElementsAre("a/controller/slurmctld"));
   EXPECT_EQ(get("a").nodes.size(), 3u);
@@ -266,11 +283,25 @@ TEST_F(ApplyTest, ScaleDownWithForceCancelsTheJobsOnRemovedNodes) {
   createRunning("a", 4);
   jobPolls_ = 1000;
   changeSpec("a", [](ClusterSpec& s) { s.gpuNodes = 2; }, /*force=*/true);
+  ASSERT_TRUE(reconciler_->reconcile("a").isOk());  // Cancels; the jobs end meanwhile.
   ASSERT_TRUE(reconciler_->reconcile("a").isOk());
 
   EXPECT_EQ(get("a").appliedRevision, 2);
   EXPECT_THAT(commands_, Contains("scancel --nodelist=slinky-[2-3]"));
   EXPECT_THAT(reasons("a"), Contains("JobsCancelled"));
+}
+
+TEST_F(ApplyTest, ASupersededDrainIsNotWaitedFor) {
+  createRunning("a", 4);
+  jobPolls_ = 1000;  // The job on slinky-3 never ends.
+  changeSpec("a", [](ClusterSpec& s) { s.gpuNodes = 3; });
+  ASSERT_TRUE(reconciler_->reconcile("a").isOk());
+  EXPECT_EQ(get("a").appliedRevision, 1);
+  // The user gives up on the scale-down: revision 3 keeps all four nodes.
+  changeSpec("a", [](ClusterSpec& s) { s.gpuNodes = 4; });
+  ASSERT_TRUE(reconciler_->reconcile("a").isOk());
+  EXPECT_EQ(get("a").appliedRevision, 3);
+  EXPECT_TRUE(runtime_.pod("a", "slinky-3").has_value());
 }
 
 TEST_F(ApplyTest, LoginRestartRecreatesOnlyTheLoginPod) {
