@@ -140,9 +140,15 @@ KubernetesRuntime::KubernetesRuntime(kube::KubeApi& api, ProcessRunner& runner,
     : api_(api), runner_(runner), options_(std::move(options)) {
   watcher_ = std::make_unique<kube::ClusterWatcher>(
       api_, [this](const std::string& cluster) { changed(cluster); }, options_.watch);
+  if (options_.hostKeysAhead)
+    spareHostKeys_ = std::async(std::launch::async, [this] { return makeHostKeys(); });
 }
 
-KubernetesRuntime::~KubernetesRuntime() { watcher_->stop(); }
+KubernetesRuntime::~KubernetesRuntime() {
+  watcher_->stop();
+  std::lock_guard<std::mutex> l(spareMu_);
+  if (spareHostKeys_.valid()) spareHostKeys_.wait();
+}
 
 std::string KubernetesRuntime::ns(const std::string& cluster) const {
   return clusterNamespace(options_.namespaceTemplate, cluster);
@@ -221,7 +227,7 @@ StatusOr<std::shared_ptr<const KubernetesRuntime::Secrets>> KubernetesRuntime::r
   const std::string hostKeys = cluster + "-login-ssh-host-keys";
   ASSIGN_OR_RETURN(auto ed, data(hostKeys, "ssh_host_ed25519_key"));
   if (!ed) {
-    ASSIGN_OR_RETURN(s->hostKeys, makeHostKeys(cluster));
+    ASSIGN_OR_RETURN(s->hostKeys, takeHostKeys());
   } else {
     kube::SshHostKeys& k = s->hostKeys;
     k.ed25519 = *ed;
@@ -238,7 +244,16 @@ StatusOr<std::shared_ptr<const KubernetesRuntime::Secrets>> KubernetesRuntime::r
   return std::shared_ptr<const Secrets>(s);
 }
 
-StatusOr<kube::SshHostKeys> KubernetesRuntime::makeHostKeys(const std::string& cluster) {
+StatusOr<kube::SshHostKeys> KubernetesRuntime::takeHostKeys() {
+  if (!options_.hostKeysAhead) return makeHostKeys();
+  std::lock_guard<std::mutex> l(spareMu_);
+  StatusOr<kube::SshHostKeys> keys =
+      spareHostKeys_.valid() ? spareHostKeys_.get() : makeHostKeys();
+  spareHostKeys_ = std::async(std::launch::async, [this] { return makeHostKeys(); });
+  return keys;
+}
+
+StatusOr<kube::SshHostKeys> KubernetesRuntime::makeHostKeys() {
   kube::SshHostKeys k;
   std::string dir = scratchDir() + "/corral-hostkeys-XXXXXX";
   if (mkdtemp(dir.data()) == nullptr) return fileError("mkdtemp " + dir, errno);
@@ -255,7 +270,7 @@ StatusOr<kube::SshHostKeys> KubernetesRuntime::makeHostKeys(const std::string& c
     auto& [type, priv, pub] = types[i];
     std::string file = dir + "/ssh_host_" + type + "_key";
     RETURN_IF_ERROR(runChecked(runner_, {"ssh-keygen", "-q", "-t", type, "-N", "", "-C",
-                                         "root@" + cluster + "-login", "-f", file})
+                                         "root@login", "-f", file})
                         .status());
     ASSIGN_OR_RETURN(*priv, ::corral::readFile(file));
     ASSIGN_OR_RETURN(*pub, ::corral::readFile(file + ".pub"));

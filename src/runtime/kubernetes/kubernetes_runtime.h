@@ -21,6 +21,7 @@
 // objects), the login host key, and the cluster's namespace as its network.
 
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -52,6 +53,9 @@ struct KubernetesRuntimeOptions {
   std::string gpuResource;      // e.g. nvidia.com/gpu; "" requests none.
   std::string loginServiceType = "ClusterIP";
   kube::ClusterWatcherOptions watch;
+  // Keep one set of SSH host keys made ahead, so that a create does not
+  // wait for ssh-keygen (an RSA key takes most of a second on a busy host).
+  bool hostKeysAhead = true;
 };
 
 // The namespace of `cluster` under `namespaceTemplate`.
@@ -118,7 +122,10 @@ class KubernetesRuntime : public Runtime, public ClusterRuntime {
   // is missing there made.
   StatusOr<std::shared_ptr<const Secrets>> secretsFor(const std::string& cluster);
   StatusOr<std::shared_ptr<const Secrets>> readSecrets(const std::string& cluster);
-  StatusOr<kube::SshHostKeys> makeHostKeys(const std::string& cluster);
+  StatusOr<kube::SshHostKeys> makeHostKeys();
+  // The set made ahead (waiting for it if it is still being made), and the
+  // next one started; or one made now when `hostKeysAhead` is off.
+  StatusOr<kube::SshHostKeys> takeHostKeys();
   StatusOr<kube::SlinkyOptions> slinkyOptions(const ClusterRecord& record);
   // Deletes corral's objects of `cluster` that are among `kinds` and not in
   // `keep` (kind/name), as the watcher last saw them.
@@ -140,6 +147,8 @@ class KubernetesRuntime : public Runtime, public ClusterRuntime {
   // Warning events already reported, by cluster.
   std::map<std::string, std::set<std::string>> seenEvents_;  // Guarded by mu_.
   std::unique_ptr<kube::ClusterWatcher> watcher_;
+  std::mutex spareMu_;
+  std::future<StatusOr<kube::SshHostKeys>> spareHostKeys_;  // Guarded by spareMu_.
 };
 
 }  // namespace corral

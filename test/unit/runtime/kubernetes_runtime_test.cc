@@ -65,9 +65,11 @@ class KubernetesRuntimeTest : public ::testing::Test {
   }
   ~KubernetesRuntimeTest() override { runtime_.reset(); }
 
-  KubernetesRuntime& runtime(const std::string& nsTemplate = "corral-{cluster}") {
+  KubernetesRuntime& runtime(const std::string& nsTemplate = "corral-{cluster}",
+                             bool keysAhead = false) {
     if (!runtime_) {
       KubernetesRuntimeOptions o;
+      o.hostKeysAhead = keysAhead;
       o.namespaceTemplate = nsTemplate;
       o.imagePrefix = "registry.example:5000/corral";
       runtime_ = std::make_unique<KubernetesRuntime>(api_, runner_, o);
@@ -145,6 +147,18 @@ TEST_F(KubernetesRuntimeTest, SecretsSurviveARestartedCorraldAndMissingOnesAreMa
   std::string newJwt = secretData("corral-demo", "demo-jwt-key", "jwt_hs256.key");
   EXPECT_FALSE(newJwt.empty());
   EXPECT_NE(newJwt, jwt);
+}
+
+TEST_F(KubernetesRuntimeTest, HostKeysMadeAheadServeTheNextCreateAndAreReplaced) {
+  KubernetesRuntime& rt = runtime("corral-{cluster}", /*keysAhead=*/true);
+  for (int i = 0; i < 500 && keygens_ < 3; ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(keygens_, 3);  // Made at start, before any cluster.
+  ASSERT_TRUE(rt.applyCluster(record("alpha", 2)).isOk());
+  EXPECT_THAT(*rt.loginHostKey("alpha"), HasSubstr("root@login"));
+  for (int i = 0; i < 500 && keygens_ < 6; ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(keygens_, 6);  // The next set, made after the first was taken.
+  ASSERT_TRUE(rt.applyCluster(record("beta", 2)).isOk());
+  EXPECT_NE(*rt.loginHostKey("alpha"), *rt.loginHostKey("beta"));  // Never shared.
 }
 
 TEST_F(KubernetesRuntimeTest, ARefusedObjectIsInvalidArgumentNamingIt) {
