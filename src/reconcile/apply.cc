@@ -159,9 +159,17 @@ Status Reconciler::runApply(ClusterRecord record) {
   }
 
   // 7. Done.
+  return finishApply(record, desired.nodes, clock_.now() - started);
+}
+
+Status Reconciler::finishApply(const ClusterRecord& record, const std::vector<NodeRecord>& nodes,
+                               std::chrono::steady_clock::duration took) {
+  const std::string& name = record.spec.name;
+  const int64_t target = record.revision;
+  const std::string what = record.changeMessage.empty() ? "" : " (" + record.changeMessage + ")";
   auto done = mutate(name, [&](ClusterRecord& c) {
     if (c.revision != target) return;
-    c.nodes = desired.nodes;
+    c.nodes = nodes;
     c.appliedRevision = target;
     c.phase.clear();
     if (!isRollback(c)) c.reason.clear();
@@ -173,9 +181,7 @@ Status Reconciler::runApply(ClusterRecord record) {
   }
   (void)store_.setRevisionState(name, target, RevisionState::kApplied, "");
   event(name, "Normal", isRollback(record) ? "RolledBack" : "Applied",
-        "revision " + std::to_string(target) + what + " applied in " +
-            seconds(clock_.now() - started),
-        {"", target});
+        "revision " + std::to_string(target) + what + " applied in " + seconds(took), {"", target});
   return Status::ok();
 }
 
