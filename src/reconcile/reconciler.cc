@@ -355,7 +355,8 @@ Status Reconciler::runCreate(ClusterRecord record) {
   }
   if (s.isOk()) s = startCreatedPods(record, *rendered, deadline, &during);
   if (!s.isOk()) return failCreate(record, s, during);
-  return markCreated(record);
+  const std::string restartKey = controllerRestartKey(record);
+  return markCreated(record, [&](ClusterRecord& c) { c.controllerConfigKey = restartKey; });
 }
 
 Status Reconciler::planCreate(ClusterRecord& record, std::string* during) {
@@ -448,7 +449,8 @@ Status Reconciler::startCreatedPods(const ClusterRecord& record, const RenderedC
   return Status::ok();
 }
 
-Status Reconciler::markCreated(const ClusterRecord& record) {
+Status Reconciler::markCreated(const ClusterRecord& record,
+                               const std::function<void(ClusterRecord&)>& observed) {
   const std::string& name = record.spec.name;
   auto done = mutate(name, [&](ClusterRecord& c) {
     if (c.status != ClusterStatus::kCreating) return;
@@ -456,7 +458,7 @@ Status Reconciler::markCreated(const ClusterRecord& record) {
     c.phase.clear();
     c.reason.clear();
     c.appliedRevision = c.revision;
-    c.controllerConfigKey = controllerRestartKey(record);
+    observed(c);
   });
   if (!done.isOk()) return done.status();
   if (done->status == ClusterStatus::kRunning) {

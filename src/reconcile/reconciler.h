@@ -149,7 +149,10 @@ class Reconciler {
   StatusOr<RenderedCluster> prepareCreate(const ClusterRecord& record, std::string* during);
   Status startCreatedPods(const ClusterRecord& record, const RenderedCluster& rendered,
                           Deadline deadline, std::string* during);
-  Status markCreated(const ClusterRecord& record);
+  // The cluster is Running at its revision; `observed` adds what the pass
+  // saw. `record` names its nodes and login address for the event.
+  Status markCreated(const ClusterRecord& record,
+                     const std::function<void(ClusterRecord&)>& observed);
   // Fails a create: its diagnostics as events, its pods and network
   // destroyed, the cluster Failed with the reason.
   Status failCreate(const ClusterRecord& record, const Status& why, const std::string& during);

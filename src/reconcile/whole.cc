@@ -162,28 +162,15 @@ Status Reconciler::wholeCreate(ClusterRuntime& whole, const ClusterRecord& r) {
   if (view->state == ClusterView::State::kReady) {
     auto key = runtime_.loginHostKey(name);
     std::string hostKey = key.isOk() ? *key : "";
-    auto done = mutate(name, [&](ClusterRecord& c) {
-      if (c.status != ClusterStatus::kCreating) return;
-      c.status = ClusterStatus::kRunning;
-      c.phase.clear();
-      c.reason.clear();
-      c.appliedRevision = c.revision;
+    for (const auto& w : view->warnings) event(name, "Warning", w.reason, w.message, {w.node, 0});
+    ClusterRecord shown = r;
+    shown.nodes = view->nodes;
+    shown.loginAddress = view->loginAddress;
+    return markCreated(shown, [&](ClusterRecord& c) {
       c.nodes = view->nodes;
       c.loginAddress = view->loginAddress;
       c.loginHostKey = hostKey;
     });
-    if (!done.isOk()) return done.status();
-    if (done->status != ClusterStatus::kRunning) {
-      enqueue(name);
-      return Status::ok();
-    }
-    for (const auto& w : view->warnings) event(name, "Warning", w.reason, w.message, {w.node, 0});
-    (void)store_.setRevisionState(name, done->appliedRevision, RevisionState::kApplied, "");
-    event(name, "Normal", "Running",
-          "cluster is running with " + std::to_string(view->nodes.size()) +
-              " nodes; login: ssh root@" + view->loginAddress,
-          {"", done->appliedRevision});
-    return Status::ok();
   }
   int64_t age = clock_.unixMillis() / 1000 - r.createdAt;
   if (age > options_.createTimeout.count())
