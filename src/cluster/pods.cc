@@ -71,8 +71,14 @@ PodSpec controllerPod(const ClusterRecord& r, const Cidr& net) {
                                 {},
                                 {0, "/run/mysqld/mysqld.sock", std::chrono::seconds(60)},
                                 {}});
-  controller.daemons.push_back(
-      {"slurmdbd", {"slurmdbd", "-D"}, {}, {kSlurmdbdPort, "", std::chrono::seconds(60)}, {}});
+  // The client library's own default socket differs by release (Debian
+  // unstable's is /run/mariadbd/mysqld.sock) and slurmdbd reads no option
+  // file: the environment names the socket my.cnf gives the server.
+  controller.daemons.push_back({"slurmdbd",
+                                {"slurmdbd", "-D"},
+                                {{"MYSQL_UNIX_PORT", "/run/mysqld/mysqld.sock"}},
+                                {kSlurmdbdPort, "", std::chrono::seconds(60)},
+                                {}});
   controller.daemons.push_back(
       {"slurmctld", {"slurmctld", "-D"}, {}, {kSlurmctldPort, "", std::chrono::seconds(60)}, {}});
   return controller;
