@@ -263,6 +263,14 @@ TEST_F(ContainerE2E, ABrokenEntrypointIsSkippedWithoutTheFlag) {
 TEST_F(ContainerE2E, MpiJobsStartUnderPmixOnTwoNodes) {
   // Open MPI (mpi4py) from the cluster image, wired by Slurm's PMIx server:
   // four ranks on two nodes, a collective across both.
+  if (Harness::image() == "debian-unstable-slurm26.05") {
+    // Debian unstable's slurm-wlm 26.05.5-1 is built without PMIx (no
+    // mpi_pmix.so in any of its packages; sid's PMIx is 7.0.0~rc1). Every
+    // other image must have it, so only this one is let off.
+    auto listed = run("srun --mpi=list 2>&1");
+    if (listed.out.find("pmix") == std::string::npos)
+      GTEST_SKIP() << "this image's Slurm has no PMIx plugin: " << listed.out;
+  }
   auto r = run("cat > /shared/mpi_hello.py <<'EOF'\n"
                "from mpi4py import MPI\n"
                "c = MPI.COMM_WORLD\n"
