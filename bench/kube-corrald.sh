@@ -19,47 +19,18 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 N=${1:-10}
 BUILD=$ROOT/build
-export K8S_ENV_CONTROLLER_MANAGER=1
-ENVDIR=/tmp/corral-kube-bench-$$
-DATA=/var/lib/corral-kube-bench-$$
-WORK=$(mktemp -d /tmp/corral-kube-bench-work.XXXXXX)
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-URL=http://127.0.0.1:$PORT
-CORRALD_PID=
-STANDIN_PID=
-source test/support/private_corrald.sh
-cleanup() {
-  local status=$?
-  # Every step runs, whatever the one before returned (a killed process's
-  # wait returns 143, which errexit would end the cleanup at).
-  set +e
-  if [[ -n $STANDIN_PID ]]; then
-    kill "$STANDIN_PID" 2>/dev/null
-    wait "$STANDIN_PID" 2>/dev/null
-  fi
-  stop_corrald_and_clean_up "$status" 1 "logs in $WORK"
-  [[ -d $ENVDIR ]] && test/k8s/env.sh stop "$ENVDIR" >/dev/null 2>&1
-  exit "$status"
-}
-trap cleanup EXIT
-
-test/k8s/env.sh start "$ENVDIR" >"$WORK/env.log" 2>&1 || { cat "$WORK/env.log" >&2; exit 1; }
-source "$ENVDIR/env"
-kapi() {
-  curl -sS --max-time 30 -X "$1" --cacert "$ENVDIR/pki/ca.crt" -H 'Content-Type: application/json' \
-    -H "Authorization: Bearer $(cat "$ENVDIR/pki/admin.token")" ${3:+--data "$3"} "$SERVER$2"
-}
+NAME=kube-bench
+source test/k8s/corrald-env.sh
+start_kube_env
 namespaces=()
 for i in $(seq 1 "$N"); do
-  kapi POST /api/v1/namespaces "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"corral-b$i\"}}" >/dev/null
+  kube_namespace "corral-b$i"
   namespaces+=("corral-b$i")
 done
 mkdir -p "$DATA"
 TOKEN=$(admin_token bench "kube bench")
 export CORRAL_SERVER=$URL CORRAL_TOKEN=$TOKEN
-nice -n 5 true
-start_corrald --listen "127.0.0.1:$PORT" --runtime kubernetes --kubeconfig "$ENVDIR/kubeconfig" \
-  --namespace 'corral-{cluster}'
+start_kube_corrald
 python3 test/k8s/kubelet-standin.py "$ENVDIR" "${namespaces[@]}" --loop >"$WORK/standin.log" 2>&1 &
 STANDIN_PID=$!
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -17,53 +17,17 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 BUILD=$(cd "$BUILD" && pwd)
-export K8S_ENV_CONTROLLER_MANAGER=1
-
-ENVDIR=/tmp/corral-kube-e2e-$$
-WORK=$(mktemp -d /tmp/corral-kube-e2e-work.XXXXXX)
-DATA=/var/lib/corral-kube-e2e-$$
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-URL=http://127.0.0.1:$PORT
-CORRALD_PID=
-STANDIN_PID=
-# shellcheck source=../support/private_corrald.sh
-source "$ROOT/test/support/private_corrald.sh"
+NAME=kube-e2e
+# shellcheck source=corrald-env.sh
+source "$HERE/corrald-env.sh"
 log() { echo "cli-e2e: $*" >&2; }
 fail() { log "FAILED: $*"; exit 1; }
-
-cleanup() {
-  local status=$?
-  # Every step runs, whatever the one before returned (a killed process's
-  # wait returns 143, which errexit would end the cleanup at).
-  set +e
-  if [[ -n $STANDIN_PID ]]; then
-    kill "$STANDIN_PID" 2>/dev/null
-    wait "$STANDIN_PID" 2>/dev/null
-  fi
-  if ((status != 0)) && [[ -f $WORK/corrald.log ]]; then
-    log "corrald's log (last 40 lines):"
-    tail -n 40 "$WORK/corrald.log" >&2
-  fi
-  stop_corrald_and_clean_up "$status" 1 "logs in $WORK"
-  [[ -d $ENVDIR ]] && "$HERE/env.sh" stop "$ENVDIR" >/dev/null 2>&1
-  exit "$status"
-}
-trap cleanup EXIT
 
 for bin in corrald corral; do
   [[ -x $BUILD/$bin ]] || fail "no $BUILD/$bin: build corral first"
 done
-"$HERE/env.sh" start "$ENVDIR" >"$WORK/env.log" 2>&1 || { cat "$WORK/env.log" >&2; fail "env.sh start"; }
-# shellcheck source=/dev/null
-source "$ENVDIR/env"
+start_kube_env || fail "env.sh start"
 
-# kapi METHOD PATH [BODY]: the API as the test's admin (not corrald's identity).
-kapi() {
-  local method=$1 path=$2 body=${3:-}
-  curl -sS --max-time 30 -X "$method" --cacert "$ENVDIR/pki/ca.crt" \
-    -H "Authorization: Bearer $(cat "$ENVDIR/pki/admin.token")" -H 'Content-Type: application/json' \
-    ${body:+--data "$body"} "$SERVER$path"
-}
 # q PATH EXPR: evaluates the Python expression EXPR over the object at PATH (`o`).
 q() {
   kapi GET "$1" | python3 -c "import json,sys; o=json.load(sys.stdin); print($2)"
@@ -86,9 +50,7 @@ SLINKY=/apis/slinky.slurm.net/v1beta1/namespaces
 # The platform's side: a namespace per cluster (corrald makes none), and an
 # admission policy of the kind an operator sets, refusing NodeSets of more
 # than 6 workers (CEL, evaluated by the API server itself).
-for ns in corral-alpha corral-beta; do
-  kapi POST /api/v1/namespaces "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"$ns\"}}" >/dev/null
-done
+for ns in corral-alpha corral-beta; do kube_namespace "$ns"; done
 kapi POST /apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies '{
   "apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicy",
   "metadata":{"name":"nodeset-size"},
@@ -108,8 +70,7 @@ wait_for 30 "the admission policy to be active" policy_active
 mkdir -p "$DATA"
 TOKEN=$(admin_token alice "kube e2e")
 export CORRAL_SERVER=$URL CORRAL_TOKEN=$TOKEN
-start_corrald --listen "127.0.0.1:$PORT" --runtime kubernetes --kubeconfig "$ENVDIR/kubeconfig" \
-  --namespace 'corral-{cluster}' --kube-image-prefix registry.corral.test/corral
+start_kube_corrald --kube-image-prefix registry.corral.test/corral
 C="$BUILD/corral"
 
 log "1. create: 4 GPU workers, 2 CPU workers"
@@ -194,8 +155,7 @@ log "9. corrald restarts: the cluster stays Running on the same keys, its revisi
 key=$(q "$P/secrets/alpha-slurm-key" "o['data']['slurm.key']")
 applies=$("$C" events alpha | grep -c ObjectsApplied)
 kill "$CORRALD_PID"; wait "$CORRALD_PID" 2>/dev/null || true
-start_corrald --listen "127.0.0.1:$PORT" --runtime kubernetes --kubeconfig "$ENVDIR/kubeconfig" \
-  --namespace 'corral-{cluster}' --kube-image-prefix registry.corral.test/corral
+start_kube_corrald --kube-image-prefix registry.corral.test/corral
 wait_for 30 "the re-apply" bash -c "(( \$('$C' events alpha | grep -c ObjectsApplied) == $((applies + 1)) ))"
 status_is alpha Running || fail "alpha should be Running after corrald restarted"
 [[ $(q "$P/secrets/alpha-slurm-key" "o['data']['slurm.key']") == "$key" ]] || fail "the slurm key changed"
