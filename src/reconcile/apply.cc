@@ -159,17 +159,19 @@ Status Reconciler::runApply(ClusterRecord record) {
   }
 
   // 7. Done.
-  return finishApply(record, desired.nodes, clock_.now() - started);
+  return finishApply(record, clock_.now() - started,
+                     [&](ClusterRecord& c) { c.nodes = desired.nodes; });
 }
 
-Status Reconciler::finishApply(const ClusterRecord& record, const std::vector<NodeRecord>& nodes,
-                               std::chrono::steady_clock::duration took) {
+Status Reconciler::finishApply(const ClusterRecord& record,
+                               std::chrono::steady_clock::duration took,
+                               const std::function<void(ClusterRecord&)>& observed) {
   const std::string& name = record.spec.name;
   const int64_t target = record.revision;
   const std::string what = record.changeMessage.empty() ? "" : " (" + record.changeMessage + ")";
   auto done = mutate(name, [&](ClusterRecord& c) {
     if (c.revision != target) return;
-    c.nodes = nodes;
+    observed(c);
     c.appliedRevision = target;
     c.phase.clear();
     if (!isRollback(c)) c.reason.clear();

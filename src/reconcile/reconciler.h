@@ -167,10 +167,11 @@ class Reconciler {
   // src/reconcile/apply.cc: drive a Running cluster to its newest revision.
   Status runApply(ClusterRecord record);
   Status failApply(const ClusterRecord& record, const Status& why, bool touchedLive);
-  // The last step of an apply: `record`'s revision is the applied one, with
-  // `nodes`; an Applied (or RolledBack) event says how long it `took`.
-  Status finishApply(const ClusterRecord& record, const std::vector<NodeRecord>& nodes,
-                     std::chrono::steady_clock::duration took);
+  // The last step of an apply, for both kinds of pass: `record`'s revision
+  // is the applied one, with what `observed` adds (its nodes); an Applied
+  // (or RolledBack) event says how long it `took`.
+  Status finishApply(const ClusterRecord& record, std::chrono::steady_clock::duration took,
+                     const std::function<void(ClusterRecord&)>& observed);
   // Gives each new node (one without) a physical id.
   Status assignPhysicalIds(std::vector<NodeRecord>* nodes);
   // Steps 4–6 of an apply: files, pods, controller, the workers' roll, and

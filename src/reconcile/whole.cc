@@ -250,26 +250,11 @@ Status Reconciler::wholeApply(ClusterRuntime& whole, const ClusterRecord& r) {
     enqueueAfter(name, kRecheck);
     return Status::ok();
   }
-  auto done = mutate(name, [&](ClusterRecord& c) {
-    if (c.revision != target) return;
+  for (const auto& w : view->warnings) event(name, "Warning", w.reason, w.message, {w.node, 0});
+  return finishApply(r, clock_.now() - started, [&](ClusterRecord& c) {
     c.nodes = view->nodes;
     c.loginAddress = view->loginAddress;
-    c.appliedRevision = target;
-    c.phase.clear();
-    if (!c.changeRollback) c.reason.clear();
   });
-  if (!done.isOk()) return done.status();
-  if (done->appliedRevision != target) {
-    enqueue(name);
-    return Status::ok();
-  }
-  for (const auto& w : view->warnings) event(name, "Warning", w.reason, w.message, {w.node, 0});
-  (void)store_.setRevisionState(name, target, RevisionState::kApplied, "");
-  event(name, "Normal", r.changeRollback ? "RolledBack" : "Applied",
-        "revision " + std::to_string(target) + what + " applied in " +
-            secondsBetween(started, clock_.now()),
-        {"", target});
-  return Status::ok();
 }
 
 Status Reconciler::wholeSteady(ClusterRuntime& whole, const ClusterRecord& r) {
